@@ -1,0 +1,163 @@
+"""Forward kinematics of a :class:`~hrdf_ros.model.RobotModel` (numpy).
+
+All frames are 4x4 homogeneous transforms expressed in the reference (world) frame,
+i.e. they include the model's base frame, exactly as HEBI's
+``RobotModel.get_forward_kinematics`` returns them. Positions are in rad for revolute
+degrees of freedom and m for prismatic ones, ordered as
+:attr:`~hrdf_ros.model.RobotModel.dof_elements`.
+
+Every function accepts one configuration, shape (dof,), or a batch, shape (N, dof), and
+returns frames with a matching leading batch axis (absent for a single configuration).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from .model import RobotModel
+
+FRAME_TYPES = ('input', 'output', 'com', 'end_effector')
+
+
+def motion_transforms(axis: str, values: np.ndarray) -> np.ndarray:
+    """Transforms of a joint motion about/along a principal axis.
+
+    Args:
+        axis: one of ``rx ry rz tx ty tz``.
+        values: (N,) angles in rad (r*) or displacements in m (t*).
+
+    Returns:
+        (N, 4, 4) homogeneous transforms.
+    """
+    n = values.shape[0]
+    out = np.zeros((n, 4, 4))
+    out[:, 0, 0] = out[:, 1, 1] = out[:, 2, 2] = out[:, 3, 3] = 1.0
+    if axis[0] == 't':
+        out[:, 'xyz'.index(axis[1]), 3] = values
+        return out
+    c, s = np.cos(values), np.sin(values)
+    i, j = {'rx': (1, 2), 'ry': (2, 0), 'rz': (0, 1)}[axis]
+    out[:, i, i] = c
+    out[:, j, j] = c
+    out[:, i, j] = -s
+    out[:, j, i] = s
+    return out
+
+
+@dataclass
+class _Step:
+    parent_slot: int        # output-frame slot the element mounts on (-1: base)
+    output_slots: List[int]  # slots of this element's outputs
+    outputs: np.ndarray      # (k, 4, 4) fixed output transforms
+    com: np.ndarray          # (4, 4) or None
+    dof: int                 # index into positions, or -1
+    axis: str
+    gear_ratio: float
+
+
+class Kinematics:
+    """Precompiled forward kinematics of one robot model.
+
+    Build once per model (``Kinematics(model)``); each call is then a loop over the
+    elements with numpy work vectorised across the batch.
+    """
+
+    def __init__(self, model: RobotModel):
+        self.model = model
+        self.dof_count = model.dof_count
+        self.base_frame = np.array(model.base_frame, dtype=float)
+        slot_of_output: Dict[Tuple[int, int], int] = {}
+        dof_of_element = {e: k for k, e in enumerate(model.dof_elements)}
+        self._steps: List[_Step] = []
+        slot = 0
+        for index, element in enumerate(model.elements):
+            slots = []
+            for k in range(len(element.outputs)):
+                slot_of_output[(index, k)] = slot
+                slots.append(slot)
+                slot += 1
+            parent = -1 if element.parent < 0 else slot_of_output[(element.parent,
+                                                                   element.parent_output)]
+            self._steps.append(_Step(
+                parent, slots, np.array(element.outputs, dtype=float).reshape(-1, 4, 4),
+                element.com if element.has_com_frame else None,
+                dof_of_element.get(index, -1), element.motion or '', element.gear_ratio))
+        self.output_count = slot
+        self._com_indices = [i for i, e in enumerate(model.elements) if e.has_com_frame]
+        self._end_effector_slots = [self._steps[i].output_slots[0]
+                                    for i, e in enumerate(model.elements) if e.is_end_effector]
+
+    def _positions(self, positions) -> Tuple[np.ndarray, bool]:
+        q = np.asarray(positions, dtype=float)
+        single = q.ndim == 1
+        q2 = q.reshape(1, -1) if single else q
+        if q2.ndim != 2 or q2.shape[1] != self.dof_count:
+            raise ValueError(f'positions must have shape ({self.dof_count},) or '
+                             f'(N, {self.dof_count}); got {q.shape}')
+        if not np.all(np.isfinite(q2)):
+            raise ValueError('positions must be finite')
+        return q2, single
+
+    def forward_kinematics(self, positions) -> Dict[str, np.ndarray]:
+        """Every frame of every type for one configuration or a batch.
+
+        Args:
+            positions: (dof,) or (N, dof) joint positions (rad or m).
+
+        Returns:
+            dict with keys ``input`` (…, n_elements, 4, 4), ``output`` (…, n_outputs, 4,
+            4), ``com`` (…, n_com, 4, 4) and ``end_effector`` (…, n_ee, 4, 4); the leading
+            N axis is present only for batch input. Frames are in the reference frame.
+
+        Raises:
+            ValueError: on a wrong shape or non-finite positions.
+        """
+        q, single = self._positions(positions)
+        n = q.shape[0]
+        base = np.broadcast_to(self.base_frame, (n, 4, 4))
+        inputs = np.empty((n, len(self._steps), 4, 4))
+        outputs = np.empty((n, self.output_count, 4, 4))
+        coms = []
+        for index, step in enumerate(self._steps):
+            frame = base if step.parent_slot < 0 else outputs[:, step.parent_slot]
+            inputs[:, index] = frame
+            if step.com is not None:
+                coms.append(frame @ step.com)
+            fixed = frame[:, None] @ step.outputs  # (n, k, 4, 4)
+            if step.dof >= 0:
+                motion = motion_transforms(step.axis, q[:, step.dof] / step.gear_ratio)
+                fixed = fixed @ motion[:, None]
+            outputs[:, step.output_slots] = fixed
+        com = np.stack(coms, axis=1) if coms else np.empty((n, 0, 4, 4))
+        result = {
+            'input': inputs,
+            'output': outputs,
+            'com': com,
+            'end_effector': outputs[:, self._end_effector_slots],
+        }
+        if single:
+            result = {k: v[0] for k, v in result.items()}
+        return result
+
+    def frames(self, frame_type: str, positions) -> np.ndarray:
+        """Frames of one type; see :meth:`forward_kinematics` for shapes.
+
+        Raises:
+            ValueError: on an unknown frame type, wrong shape or non-finite positions.
+        """
+        if frame_type not in FRAME_TYPES:
+            raise ValueError(f"unknown frame type '{frame_type}'; expected one of "
+                             + ', '.join(FRAME_TYPES))
+        return self.forward_kinematics(positions)[frame_type]
+
+    def end_effector(self, positions) -> np.ndarray:
+        """The first end-effector frame: (4, 4) or (N, 4, 4).
+
+        Raises:
+            ValueError: when the model has no end effector, or on bad positions.
+        """
+        if not self._end_effector_slots:
+            raise ValueError('the model has no end effector')
+        return self.forward_kinematics(positions)['end_effector'][..., 0, :, :]

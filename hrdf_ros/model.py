@@ -1,0 +1,153 @@
+"""The robot model: HRDF elements resolved against the catalogue, in HEBI's frame order.
+
+Conventions (same as HEBI's API):
+
+* The *base frame* is the pose of the robot's root relative to the world/reference
+  frame in which all kinematics are expressed; it is the HRDF ``<robot rot trans>``.
+* Every element has an *input* frame (where it mounts: its parent's output frame, or the
+  base frame), a centre-of-mass frame (not for ``joint`` elements), and one or more
+  *output* frames. An end effector's output frame is an *end-effector* frame.
+* Elements are kept in depth-first pre-order, which is HEBI's order for input and COM
+  frames, for degrees of freedom (joint positions) and for masses. Output frames are
+  ordered depth first too: each output is followed by the frames of its subtree.
+* A degree of freedom moves its element's output frames: output = input * fixed * M(q),
+  where M is a rotation about (or a translation along) a principal axis of the frame
+  after ``fixed``. Actuators rotate about +z; HRDF ``joint`` elements use their ``axis``
+  with the motion scaled by 1 / ``gear_ratio``.
+
+Units: m, kg, rad, kg m^2.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+#: HRDF element names, as in FORMAT.md.
+ELEMENT_KINDS = ('actuator', 'link', 'bracket', 'rigid-body', 'joint', 'end-effector')
+
+#: Joint motion axes: HRDF ``joint`` axis names; actuators use ``'rz'``.
+MOTION_AXES = ('rx', 'ry', 'rz', 'tx', 'ty', 'tz')
+
+
+@dataclass
+class Element:
+    """One HRDF robot element, resolved to numbers.
+
+    Attributes:
+        kind: HRDF element name (one of :data:`ELEMENT_KINDS`).
+        type: catalogue type (e.g. ``'X8-9'``), ``None`` for rigid-body and joint.
+        tag: the HRDF ``tag`` attribute, or ``None``.
+        parent: index of the parent element in :attr:`RobotModel.elements`, or -1 when
+            the element mounts on the base frame.
+        parent_output: index of the parent's output it mounts on.
+        mass: kg (0 for joints).
+        com: (4, 4) centre-of-mass frame in the input frame (translation m; rotation
+            from ``com_rot``, whose axes the inertia is expressed in).
+        inertia: (6,) ixx, iyy, izz, ixy, ixz, iyz about the COM, kg m^2.
+        outputs: list of (4, 4) fixed output transforms in the input frame (for a
+            degree of freedom, before the joint motion).
+        motion: ``None`` for rigid elements, else a :data:`MOTION_AXES` entry.
+        gear_ratio: joint motion = position / gear_ratio (1 for actuators).
+        is_end_effector: True for ``end-effector`` elements (output = end-effector frame).
+        implicit: True for the end effector added to HRDF <= 1.1.0 chains.
+        max_speed: rad/s (or m/s) rated speed for degrees of freedom, else ``None``.
+        max_effort: N m (or N) rated effort for degrees of freedom, else ``None``.
+        line, column, path: where the element was written (0 / '' when implicit).
+    """
+
+    kind: str
+    type: Optional[str]
+    tag: Optional[str]
+    parent: int
+    parent_output: int
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+    outputs: List[np.ndarray]
+    motion: Optional[str] = None
+    gear_ratio: float = 1.0
+    is_end_effector: bool = False
+    implicit: bool = False
+    max_speed: Optional[float] = None
+    max_effort: Optional[float] = None
+    line: int = 0
+    column: int = 0
+    path: str = ''
+
+    @property
+    def is_dof(self) -> bool:
+        """True when the element contributes a degree of freedom."""
+        return self.motion is not None
+
+    @property
+    def has_com_frame(self) -> bool:
+        """True when HEBI gives the element a COM frame (every kind but ``joint``)."""
+        return self.kind != 'joint'
+
+
+@dataclass
+class RobotModel:
+    """A parsed HRDF robot.
+
+    Attributes:
+        version: the HRDF version declared by the file, as a (major, minor, patch) tuple.
+        base_frame: (4, 4) pose of the robot root in the reference frame.
+        elements: every element in depth-first pre-order (see module docstring).
+        description: the ``<robot description>`` text, or ``None``.
+        path: the file the model came from (``'<string>'`` for text).
+        warnings: diagnostics of severity ``'warning'`` found while parsing.
+    """
+
+    version: Tuple[int, int, int]
+    base_frame: np.ndarray
+    elements: List[Element]
+    description: Optional[str] = None
+    path: str = '<string>'
+    warnings: list = field(default_factory=list)
+
+    @property
+    def dof_count(self) -> int:
+        """Number of degrees of freedom (length of a joint position vector)."""
+        return sum(1 for e in self.elements if e.is_dof)
+
+    @property
+    def dof_elements(self) -> List[int]:
+        """Element indices of the degrees of freedom, in joint-position order."""
+        return [i for i, e in enumerate(self.elements) if e.is_dof]
+
+    @property
+    def masses(self) -> np.ndarray:
+        """(n_com,) masses in kg, one per COM frame (HEBI's ``masses`` order)."""
+        return np.array([e.mass for e in self.elements if e.has_com_frame], dtype=float)
+
+    @property
+    def total_mass(self) -> float:
+        """Sum of all element masses, kg."""
+        return float(sum(e.mass for e in self.elements))
+
+    def frame_count(self, frame_type: str) -> int:
+        """Number of frames of a type: ``'input'``, ``'output'``, ``'com'``, ``'end_effector'``.
+
+        Raises:
+            ValueError: for an unknown frame type.
+        """
+        if frame_type == 'input':
+            return len(self.elements)
+        if frame_type == 'output':
+            return sum(len(e.outputs) for e in self.elements)
+        if frame_type == 'com':
+            return sum(1 for e in self.elements if e.has_com_frame)
+        if frame_type == 'end_effector':
+            return sum(1 for e in self.elements if e.is_end_effector)
+        raise ValueError(f"unknown frame type '{frame_type}' "
+                         "(expected input, output, com or end_effector)")
+
+    def children(self, index: int) -> List[List[int]]:
+        """Element indices mounted on each output of element ``index`` (list per output)."""
+        out = [[] for _ in self.elements[index].outputs]
+        for i, e in enumerate(self.elements):
+            if e.parent == index:
+                out[e.parent_output].append(i)
+        return out
