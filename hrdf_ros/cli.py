@@ -1,0 +1,197 @@
+"""``hrdf``: command-line access to hrdf_ros without ROS.
+
+Subcommands:
+    hrdf validate FILE...            exit 0 valid (warnings allowed), 1 invalid, 2 usage/IO
+    hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P]
+    hrdf fk FILE --positions "q1 q2 ..." [--frame-type T] [--json]
+    hrdf info FILE [--json]
+
+Positions are in rad (m for prismatic joints), in HEBI joint order. Frames are 4x4
+homogeneous transforms in the robot's reference frame (base frame applied), row major.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import List, Optional
+
+import numpy as np
+
+from .diagnostics import HrdfError
+from .frames import build_frame_tree
+from .kinematics import FRAME_TYPES, Kinematics
+from .parser import load
+from .urdf import to_urdf
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _io_error(exc: HrdfError) -> bool:
+    return all(d.line == 0 for d in exc.errors)
+
+
+def _load_or_report(path: str):
+    try:
+        model = load(path)
+    except HrdfError as exc:
+        for d in exc.diagnostics:
+            print(d, file=sys.stderr)
+        return None, (EXIT_USAGE if _io_error(exc) else EXIT_INVALID)
+    for w in model.warnings:
+        print(w, file=sys.stderr)
+    return model, EXIT_OK
+
+
+def _cmd_validate(args) -> int:
+    worst = EXIT_OK
+    for path in args.files:
+        try:
+            model = load(path)
+            diagnostics, valid = list(model.warnings), True
+        except HrdfError as exc:
+            diagnostics, valid = exc.diagnostics, False
+            worst = max(worst, EXIT_USAGE if _io_error(exc) else EXIT_INVALID)
+        if args.json:
+            print(json.dumps({
+                'file': path, 'valid': valid,
+                'errors': [d.to_dict() for d in diagnostics if d.severity == 'error'],
+                'warnings': [d.to_dict() for d in diagnostics if d.severity == 'warning'],
+            }))
+        else:
+            for d in diagnostics:
+                print(d, file=sys.stderr)
+            print(f'{path}: {"valid" if valid else "invalid"}')
+    return worst
+
+
+def _cmd_urdf(args) -> int:
+    model, code = _load_or_report(args.file)
+    if model is None:
+        return code
+    name = args.name or os.path.splitext(os.path.basename(args.file))[0]
+    try:
+        text = to_urdf(model, name, joint_prefix=args.joint_prefix)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+    if args.output and args.output != '-':
+        with open(args.output, 'w', encoding='utf-8') as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _parse_positions(text: Optional[str], dof: int) -> np.ndarray:
+    if text is None:
+        return np.zeros(dof)
+    try:
+        values = [float(v) for v in text.replace(',', ' ').split()]
+    except ValueError:
+        raise _UsageError(f'--positions must be numbers, got "{text}"') from None
+    if len(values) != dof:
+        raise _UsageError(f'--positions has {len(values)} values; the robot has {dof} DoF')
+    q = np.array(values)
+    if not np.all(np.isfinite(q)):
+        raise _UsageError('--positions must be finite')
+    return q
+
+
+def _cmd_fk(args) -> int:
+    model, code = _load_or_report(args.file)
+    if model is None:
+        return code
+    q = _parse_positions(args.positions, model.dof_count)
+    frames = Kinematics(model).frames(args.frame_type, q)
+    if args.json:
+        print(json.dumps({'frame_type': args.frame_type, 'frames': frames.tolist()}))
+    else:
+        for k, frame in enumerate(frames):
+            print(f'{args.frame_type}[{k}]')
+            for row in frame:
+                print('  ' + ' '.join(f'{v: .9f}' for v in row))
+    return EXIT_OK
+
+
+def _cmd_info(args) -> int:
+    model, code = _load_or_report(args.file)
+    if model is None:
+        return code
+    tree = build_frame_tree(model)
+    info = {
+        'file': args.file,
+        'version': '.'.join(map(str, model.version)),
+        'description': model.description,
+        'dof': model.dof_count,
+        'joint_names': tree.dof_names,
+        'frame_counts': {t: model.frame_count(t) for t in FRAME_TYPES},
+        'total_mass': model.total_mass,
+        'elements': [{'index': i, 'kind': e.kind, 'type': e.type, 'tag': e.tag,
+                      'parent': e.parent, 'parent_output': e.parent_output,
+                      'mass': e.mass, 'link': tree.element_links[i],
+                      'implicit': e.implicit}
+                     for i, e in enumerate(model.elements)],
+    }
+    if args.json:
+        print(json.dumps(info))
+    else:
+        print(f'{args.file}: HRDF {info["version"]}, {model.dof_count} DoF '
+              f'({", ".join(tree.dof_names)}), total mass {model.total_mass:.6g} kg')
+        print('frames: ' + ', '.join(f'{k} {v}' for k, v in info['frame_counts'].items()))
+        for e in info['elements']:
+            print(f'  [{e["index"]}] {e["kind"]:<12} {e["type"] or "":<20} '
+                  f'{e["mass"]:.6g} kg  -> {e["link"]}')
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of the ``hrdf`` command."""
+    parser = argparse.ArgumentParser(prog='hrdf', description='HEBI HRDF tools (hrdf_ros)')
+    sub = parser.add_subparsers(dest='command', required=True)
+    p = sub.add_parser('validate', help='check HRDF files')
+    p.add_argument('files', nargs='+', metavar='FILE')
+    p.add_argument('--json', action='store_true', help='one JSON report per file')
+    p.set_defaults(run=_cmd_validate)
+    p = sub.add_parser('urdf', help='write the URDF of an HRDF file')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('-o', '--output', help='output file (default: stdout)')
+    p.add_argument('--name', help='URDF robot name (default: file name)')
+    p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+    p.set_defaults(run=_cmd_urdf)
+    p = sub.add_parser('fk', help='forward kinematics')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--positions', help='joint positions "q1 q2 ..." (rad / m); default zeros')
+    p.add_argument('--frame-type', default='end_effector', choices=FRAME_TYPES)
+    p.add_argument('--json', action='store_true')
+    p.set_defaults(run=_cmd_fk)
+    p = sub.add_parser('info', help='summary of a robot')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--json', action='store_true')
+    p.set_defaults(run=_cmd_info)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Entry point of ``hrdf``; returns the exit code (0 ok, 1 invalid HRDF, 2 usage/IO)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_USAGE if exc.code else EXIT_OK
+    try:
+        return args.run(args)
+    except _UsageError as exc:
+        print(f'hrdf: error: {exc}', file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f'hrdf: error: {exc}', file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""The URDF/TF frame tree of a robot model: link names, joint names, parent/child pairs.
+
+One structure serves both the URDF export and the TF publisher, so the names in
+``robot_description`` and on ``/tf`` always agree.
+
+Layout (names are the defaults; an element's HRDF ``tag`` replaces its link name):
+
+* ``base_link``: the reference frame HEBI's kinematics are expressed in. A fixed joint
+  carries the HRDF ``<robot rot trans>`` base frame to the first element.
+* one link per element, at the element's *input* frame, carrying its inertia:
+  ``actuator1``, ``bracket1``, ``link1``, ``rigid_body1``, ``hrdf_joint1``,
+  ``end_effector_mount1`` (counted per kind, in HEBI's depth-first order).
+* each element output connects to the element mounted on it; an output with nothing
+  mounted becomes a link of its own: ``end_effector`` (``end_effector2``... when a robot
+  has several) for end effectors, ``<element>_output`` otherwise.
+* degrees of freedom become joints ``J1``, ``J2``... in joint-position order (prefix
+  configurable, or an explicit list of names); fixed joints are ``<child link>_joint``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from .model import RobotModel
+
+BASE_LINK = 'base_link'
+
+_KIND_LINK_NAMES = {
+    'actuator': 'actuator', 'link': 'link', 'bracket': 'bracket',
+    'rigid-body': 'rigid_body', 'joint': 'hrdf_joint', 'end-effector': 'end_effector_mount',
+}
+_NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_./-]*')
+
+
+@dataclass(frozen=True)
+class TreeJoint:
+    """A joint of the frame tree (URDF joint / TF parent-child pair).
+
+    Attributes:
+        name: URDF joint name.
+        parent: parent link name.
+        child: child link name.
+        element: index of the element whose output this joint realises, or -1 for the
+            base joint.
+        output: output index on that element.
+        dof: index into the joint-position vector, or -1 for fixed joints.
+    """
+
+    name: str
+    parent: str
+    child: str
+    element: int
+    output: int
+    dof: int
+
+    @property
+    def is_fixed(self) -> bool:
+        """True when the joint never moves."""
+        return self.dof < 0
+
+
+@dataclass(frozen=True)
+class FrameTree:
+    """Names and topology shared by the URDF and TF.
+
+    Attributes:
+        links: every link name; ``links[0]`` is the root (``base_link``).
+        element_links: link name per element (index as ``model.elements``).
+        joints: base joint first, then one joint per element output, depth first.
+        dof_names: joint name per degree of freedom, in joint-position order.
+        end_effector_links: link name per end-effector frame, in HEBI order.
+    """
+
+    links: List[str]
+    element_links: List[str]
+    joints: List[TreeJoint]
+    dof_names: List[str]
+    end_effector_links: List[str]
+
+
+def _check_name(name: str, what: str) -> str:
+    if not _NAME_RE.fullmatch(name):
+        raise ValueError(f'{what} "{name}" is not a valid URDF/TF name '
+                         '(letters, digits, _ . / -; not starting with a digit)')
+    return name
+
+
+def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = None,
+                     joint_prefix: str = 'J') -> FrameTree:
+    """Name every link and joint of ``model``.
+
+    Args:
+        model: the robot.
+        joint_names: optional names for the degrees of freedom, in joint-position order
+            (length must equal ``model.dof_count``).
+        joint_prefix: prefix for generated joint names (``J`` -> ``J1, J2, ...``).
+
+    Returns:
+        The :class:`FrameTree`.
+
+    Raises:
+        ValueError: when ``joint_names`` has the wrong length, or names collide or are not
+            valid URDF/TF names.
+    """
+    dof = model.dof_count
+    if joint_names is not None and len(joint_names) > 0:
+        if len(joint_names) != dof:
+            raise ValueError(f'{len(joint_names)} joint names given for {dof} degrees of '
+                             'freedom')
+        dof_names = [_check_name(str(n), 'joint name') for n in joint_names]
+    else:
+        dof_names = [f'{joint_prefix}{k + 1}' for k in range(dof)]
+        for n in dof_names:
+            _check_name(n, 'joint name')
+
+    counts = {}
+    element_links = []
+    for element in model.elements:
+        if element.tag:
+            element_links.append(_check_name(element.tag, f'tag of <{element.kind}>'))
+            continue
+        base = _KIND_LINK_NAMES[element.kind]
+        counts[base] = counts.get(base, 0) + 1
+        element_links.append(f'{base}{counts[base]}')
+
+    mounted = {}
+    for index, element in enumerate(model.elements):
+        if element.parent >= 0:
+            mounted[(element.parent, element.parent_output)] = index
+    n_end_effectors = model.frame_count('end_effector')
+
+    links = [BASE_LINK] + list(element_links)
+    joints: List[TreeJoint] = []
+    end_effector_links: List[str] = []
+    dof_of_element = {e: k for k, e in enumerate(model.dof_elements)}
+    roots = [i for i, e in enumerate(model.elements) if e.parent < 0]
+    for i in roots:
+        joints.append(TreeJoint(f'{element_links[i]}_joint', BASE_LINK, element_links[i],
+                                -1, 0, -1))
+    for index, element in enumerate(model.elements):
+        for k in range(len(element.outputs)):
+            child_index = mounted.get((index, k))
+            if child_index is not None:
+                child = element_links[child_index]
+            elif element.is_end_effector:
+                child = ('end_effector' if n_end_effectors == 1
+                         else f'end_effector{len(end_effector_links) + 1}')
+                end_effector_links.append(child)
+                links.append(child)
+            else:
+                suffix = '_output' if len(element.outputs) == 1 else f'_output{k + 1}'
+                child = element_links[index] + suffix
+                links.append(child)
+            dof_index = dof_of_element.get(index, -1)
+            name = dof_names[dof_index] if dof_index >= 0 else f'{child}_joint'
+            joints.append(TreeJoint(name, element_links[index], child, index, k, dof_index))
+
+    for names, what in ((links, 'link'), ([j.name for j in joints], 'joint')):
+        seen = set()
+        for n in names:
+            if n in seen:
+                raise ValueError(f'{what} name "{n}" is used twice')
+            seen.add(n)
+    return FrameTree(links, element_links, joints, dof_names, end_effector_links)
+
+
+def joint_origin(model: RobotModel, joint: TreeJoint) -> np.ndarray:
+    """(4, 4) fixed part of a tree joint's transform, parent link -> child link.
+
+    For a moving joint the full transform is ``origin @ motion(q / gear_ratio)``.
+    """
+    if joint.element < 0:
+        return np.array(model.base_frame, dtype=float)
+    return np.array(model.elements[joint.element].outputs[joint.output], dtype=float)

@@ -1,0 +1,110 @@
+"""A client of hrdf_ros_node for demos and tests: starts the node process, publishes
+``joint_states`` and collects ``/tf``, ``/tf_static`` and ``robot_description``."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import List, Optional, Sequence
+
+import numpy as np
+import rclpy
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from tf2_msgs.msg import TFMessage
+
+from .node import LATCHED_QOS, TF_QOS
+from .tf_buffer import TfBuffer
+
+
+def start_node_process(hrdf_file: str, parameters: Optional[dict] = None,
+                       stderr=None) -> subprocess.Popen:
+    """Start ``hrdf_ros_node`` as its own process (``python -m hrdf_ros.ros.node``).
+
+    Args:
+        hrdf_file: HRDF path given as the ``hrdf_file`` parameter.
+        parameters: further ``name: value`` ROS parameters.
+        stderr: where the node's stderr goes (default: inherited).
+
+    Returns:
+        The process; stop it with :func:`stop_node_process`.
+    """
+    args = [sys.executable, '-m', 'hrdf_ros.ros.node', '--ros-args', '-p',
+            f'hrdf_file:={hrdf_file}']
+    for name, value in (parameters or {}).items():
+        args += ['-p', f'{name}:={value}']
+    return subprocess.Popen(args, stderr=stderr, env=dict(os.environ))
+
+
+def stop_node_process(process: subprocess.Popen, sig=signal.SIGTERM,
+                      timeout: float = 30.0) -> int:
+    """Send ``sig`` to the node process and wait for it; returns its exit code.
+
+    Raises:
+        subprocess.TimeoutExpired: when it does not exit within ``timeout`` s (it is
+            then killed).
+    """
+    if process.poll() is None:
+        process.send_signal(sig)
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise
+
+
+class NodeProbe(Node):
+    """Publishes JointState and records what hrdf_ros_node publishes."""
+
+    def __init__(self, name: str = 'hrdf_ros_probe', namespace: str = ''):
+        super().__init__(name, namespace=namespace)
+        self.buffer = TfBuffer()
+        self.robot_description: Optional[str] = None
+        self.tf_messages: List[TFMessage] = []
+        self.tf_static_messages: List[TFMessage] = []
+        self.joint_states = self.create_publisher(JointState, 'joint_states', 10)
+        self.create_subscription(String, 'robot_description', self._on_description,
+                                 LATCHED_QOS)
+        self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS)
+        self.create_subscription(TFMessage, '/tf_static', self._on_tf_static, LATCHED_QOS)
+
+    def _on_description(self, msg: String):
+        self.robot_description = msg.data
+
+    def _on_tf(self, msg: TFMessage):
+        self.tf_messages.append(msg)
+        self.buffer.add_message(msg)
+
+    def _on_tf_static(self, msg: TFMessage):
+        self.tf_static_messages.append(msg)
+        self.buffer.add_message(msg)
+
+    def spin_until(self, predicate, timeout: float) -> bool:
+        """Spin this node until ``predicate()`` is true or ``timeout`` s pass."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            rclpy.spin_once(self, timeout_sec=0.02)
+        return predicate()
+
+    def publish_positions(self, names: Sequence[str], positions: Sequence[float]):
+        """Publish one JointState stamped now; returns the stamp."""
+        msg = JointState()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.name = list(names)
+        msg.position = [float(p) for p in positions]
+        self.joint_states.publish(msg)
+        return msg.header.stamp
+
+    def has_tf_stamped(self, stamp) -> bool:
+        """True once a /tf message with this header stamp has arrived."""
+        return any(t.header.stamp == stamp for m in self.tf_messages[-5:] for t in m.transforms)
+
+    def lookup(self, target: str, source: str) -> np.ndarray:
+        """(4, 4) pose of ``source`` in ``target`` from the latest TF received."""
+        return self.buffer.lookup(target, source)

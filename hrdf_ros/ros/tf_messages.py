@@ -1,0 +1,47 @@
+"""Conversions between numpy transforms and ROS ``geometry_msgs`` / ``tf2_msgs`` messages."""
+from __future__ import annotations
+
+from typing import Iterable, List, Tuple
+
+import numpy as np
+from geometry_msgs.msg import TransformStamped
+
+from ..transforms import quaternion_to_rotation, rotation_to_quaternion
+
+
+def to_transform_msgs(transforms: np.ndarray, pairs: Iterable[Tuple[str, str]], stamp,
+                      ) -> List[TransformStamped]:
+    """Build TransformStamped messages.
+
+    Args:
+        transforms: (k, 4, 4) parent -> child transforms (m).
+        pairs: k (parent frame id, child frame id) pairs, prefixes already applied.
+        stamp: ``builtin_interfaces/Time`` for every header.
+
+    Returns:
+        k messages, in the order given.
+    """
+    transforms = np.asarray(transforms, dtype=float)
+    quaternions = rotation_to_quaternion(transforms[:, :3, :3])
+    messages = []
+    for (parent, child), matrix, q in zip(pairs, transforms, quaternions):
+        msg = TransformStamped()
+        msg.header.stamp = stamp
+        msg.header.frame_id = parent
+        msg.child_frame_id = child
+        t = msg.transform.translation
+        t.x, t.y, t.z = (float(v) for v in matrix[:3, 3])
+        r = msg.transform.rotation
+        r.x, r.y, r.z, r.w = (float(v) for v in q)
+        messages.append(msg)
+    return messages
+
+
+def from_transform_msg(msg: TransformStamped) -> np.ndarray:
+    """(4, 4) transform of a TransformStamped (parent -> child)."""
+    out = np.eye(4)
+    r = msg.transform.rotation
+    t = msg.transform.translation
+    out[:3, :3] = quaternion_to_rotation((r.x, r.y, r.z, r.w))
+    out[:3, 3] = (t.x, t.y, t.z)
+    return out

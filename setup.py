@@ -1,0 +1,27 @@
+from setuptools import find_packages, setup
+
+package_name = 'hrdf_ros'
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+        ('share/' + package_name + '/launch', ['launch/hrdf.launch.py']),
+        ('share/' + package_name + '/config', ['config/x_series_arm_6dof.hrdf', 'config/hrdf_ros.yaml']),
+    ],
+    install_requires=['setuptools', 'numpy', 'defusedxml'],
+    zip_safe=True,
+    maintainer='hrdf_ros maintainers',
+    maintainer_email='maintainers@hrdf-ros.dev',
+    description='HEBI HRDF robot descriptions in ROS 2: URDF, TF and kinematics from HRDF files.',
+    license='Apache-2.0',
+    entry_points={
+        'console_scripts': [
+            'hrdf_ros_node = hrdf_ros.ros.node:main',
+            'hrdf = hrdf_ros.cli:main',
+        ],
+    },
+)

@@ -1,0 +1,36 @@
+"""Shared test fixtures: the HEBI kit corpus and the hebi-py oracle."""
+import glob
+import os
+
+import numpy as np
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KITS_DIR = os.path.join(REPO, '..', 'shared', 'hrdf', 'kits')
+KITS = sorted(glob.glob(os.path.join(KITS_DIR, '*.hrdf')))
+BUNDLED_ARM = os.path.join(REPO, 'config', 'x_series_arm_6dof.hrdf')
+
+#: hrdf_ros frame type -> hebi-py frame type name
+HEBI_FRAME_TYPES = {'input': 'input', 'output': 'output', 'com': 'com',
+                    'end_effector': 'EndEffector'}
+
+
+def kit_id(path):
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def test_kit_corpus_present():
+    assert len(KITS) == 26, f'expected the 26 HEBI kits in {KITS_DIR}'
+
+
+def hebi_frames(hebi_model, frame_type, positions):
+    """(N, n, 4, 4) frames from hebi-py for each configuration in ``positions``."""
+    return np.stack([hebi_model.get_forward_kinematics_mat(HEBI_FRAME_TYPES[frame_type], q)
+                     .reshape(-1, 4, 4) for q in positions])
+
+
+@pytest.fixture(scope='session')
+def hebi_import():
+    """hebi-py's HRDF importer (the test oracle; a test-only dependency)."""
+    from hebi.robot_model import import_from_hrdf, import_from_hrdf_string
+    return import_from_hrdf, import_from_hrdf_string
