@@ -51,8 +51,8 @@ def main(argv=None) -> int:
     probe = NodeProbe('hrdf_ros_demo')
     ok = True
     try:
-        ready = probe.spin_until(lambda: probe.robot_description is not None
-                                 and 'end_effector' in probe.buffer, 30.0)
+        ready = probe.wait_for_node(30.0) and probe.spin_until(
+            lambda: 'end_effector' in probe.buffer, 30.0)
         if not ready:
             print('error: no robot_description / tf_static from hrdf_ros_node within 30 s')
             return 1

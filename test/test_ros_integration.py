@@ -43,6 +43,15 @@ def run_node(hrdf_file, **parameters):
     return start_node_process(hrdf_file, parameters, stderr=subprocess.PIPE)
 
 
+def assert_clean_exit(process, sig=signal.SIGTERM):
+    try:
+        code = stop_node_process(process, sig)
+    except subprocess.TimeoutExpired:
+        code = 'no exit (killed)'
+    err = process.stderr.read().decode(errors='replace') if process.stderr else ''
+    assert code == 0, f'node exit code {code}; stderr:\n{err[-3000:]}'
+
+
 @pytest.mark.parametrize('path', [ARM_KIT, SEVEN_DOF_KIT])
 def test_tf_from_joint_states_matches_hebi(path, probe, hebi_import):
     import_from_hrdf, _ = hebi_import
@@ -51,9 +60,8 @@ def test_tf_from_joint_states_matches_hebi(path, probe, hebi_import):
     names = build_frame_tree(model).dof_names
     process = run_node(path, publish_frequency=0.0)
     try:
-        assert probe.spin_until(lambda: probe.robot_description is not None
-                                and 'end_effector' in probe.buffer, 30.0), \
-            'no robot_description / tf_static'
+        assert probe.wait_for_node(), 'no robot_description or joint_states subscriber'
+        assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 30.0), 'no tf_static'
         urdf = URDF.from_xml_string(probe.robot_description)
         assert [j.name for j in urdf.joints if j.type != 'fixed'] == names
         assert probe.tf_static_messages, 'nothing on /tf_static'
@@ -70,13 +78,13 @@ def test_tf_from_joint_states_matches_hebi(path, probe, hebi_import):
             pose = probe.lookup('base_link', 'end_effector')
             np.testing.assert_allclose(pose, hebi.get_end_effector(q), atol=1e-9, rtol=0)
     finally:
-        code = stop_node_process(process)
-    assert code == 0
+        assert_clean_exit(process)
 
 
 def test_frame_prefix_and_sigint(probe):
     process = run_node(BUNDLED_ARM, frame_prefix='left/', publish_frequency=50.0)
     try:
+        assert probe.wait_for_node()
         assert probe.spin_until(lambda: 'left/end_effector' in probe.buffer, 30.0)
         model = load(BUNDLED_ARM)
         names = build_frame_tree(model).dof_names
@@ -91,14 +99,36 @@ def test_frame_prefix_and_sigint(probe):
         assert 'left/base_link' in {t.header.frame_id for m in probe.tf_static_messages
                                     for t in m.transforms}
     finally:
-        code = stop_node_process(process, signal.SIGINT)
-    assert code == 0
+        assert_clean_exit(process, signal.SIGINT)
+
+
+def test_robot_description_parameter_is_read_only(probe):
+    from rcl_interfaces.msg import Parameter, ParameterValue, ParameterType
+    from rcl_interfaces.srv import GetParameters, SetParameters
+    process = run_node(BUNDLED_ARM)
+    try:
+        get = probe.create_client(GetParameters, '/hrdf_ros_node/get_parameters')
+        assert get.wait_for_service(timeout_sec=30.0)
+        future = get.call_async(GetParameters.Request(names=['robot_description']))
+        assert probe.spin_until(future.done, 10.0)
+        urdf = future.result().values[0].string_value
+        assert probe.spin_until(lambda: probe.robot_description is not None, 10.0)
+        assert urdf == probe.robot_description and urdf.startswith('<?xml')
+        set_ = probe.create_client(SetParameters, '/hrdf_ros_node/set_parameters')
+        assert set_.wait_for_service(timeout_sec=10.0)
+        value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value='<robot/>')
+        future = set_.call_async(SetParameters.Request(
+            parameters=[Parameter(name='robot_description', value=value)]))
+        assert probe.spin_until(future.done, 10.0)
+        assert future.result().results[0].successful is False
+    finally:
+        assert_clean_exit(process)
 
 
 def test_bad_joint_states_do_not_crash_or_publish(probe):
     process = run_node(BUNDLED_ARM, publish_frequency=0.0)
     try:
-        assert probe.spin_until(lambda: probe.robot_description is not None, 30.0)
+        assert probe.wait_for_node()
         names = build_frame_tree(load(BUNDLED_ARM)).dof_names
         before = len(probe.tf_messages)
         probe.publish_positions(names, [0.0, float('nan'), 0, 0, 0, 0])
@@ -109,7 +139,7 @@ def test_bad_joint_states_do_not_crash_or_publish(probe):
         assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 10.0)
         assert process.poll() is None
     finally:
-        assert stop_node_process(process) == 0
+        assert_clean_exit(process)
 
 
 @pytest.mark.parametrize('contents,expected', [

@@ -30,15 +30,18 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import sys
+import threading
 from typing import List, Optional
 
 import numpy as np
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
@@ -187,24 +190,37 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Console entry point ``hrdf_ros_node``; returns the process exit code.
 
     Exit codes: 0 after a clean shutdown (SIGINT/SIGTERM), 1 when the node cannot start.
+    Signals are handled here rather than by rclpy: its handler shuts the context down
+    under a running executor, which races (an RCLError, or a wait that never wakes).
+    Here a signal only sets a flag; the spin loop polls it every 0.1 s and then shuts
+    down in order.
     """
     argv = sys.argv if argv is None else argv
-    rclpy.init(args=argv)
+    stop = threading.Event()
+
+    def request_stop(signum, frame):
+        stop.set()
+
+    previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     node = None
     code = 0
     try:
         node = HrdfStatePublisher()
-        rclpy.spin(node)
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        while not stop.is_set() and rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
     except StartupError as exc:
         for line in str(exc).splitlines():
             print(f'hrdf_ros_node: {line}', file=sys.stderr)
         code = 1
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
     finally:
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return code
 
 

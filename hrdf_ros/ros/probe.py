@@ -92,6 +92,12 @@ class NodeProbe(Node):
             rclpy.spin_once(self, timeout_sec=0.02)
         return predicate()
 
+    def wait_for_node(self, timeout: float = 30.0) -> bool:
+        """Spin until hrdf_ros_node is fully connected: robot_description received and our
+        ``joint_states`` publisher matched to its subscription (so nothing is lost)."""
+        return self.spin_until(lambda: self.robot_description is not None
+                               and self.joint_states.get_subscription_count() > 0, timeout)
+
     def publish_positions(self, names: Sequence[str], positions: Sequence[float]):
         """Publish one JointState stamped now; returns the stamp."""
         msg = JointState()
