@@ -143,11 +143,3 @@ class RobotModel:
             return sum(1 for e in self.elements if e.is_end_effector)
         raise ValueError(f"unknown frame type '{frame_type}' "
                          "(expected input, output, com or end_effector)")
-
-    def children(self, index: int) -> List[List[int]]:
-        """Element indices mounted on each output of element ``index`` (list per output)."""
-        out = [[] for _ in self.elements[index].outputs]
-        for i, e in enumerate(self.elements):
-            if e.parent == index:
-                out[e.parent_output].append(i)
-        return out

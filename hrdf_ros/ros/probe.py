@@ -66,6 +66,7 @@ class NodeProbe(Node):
         self.robot_description: Optional[str] = None
         self.tf_messages: List[TFMessage] = []
         self.tf_static_messages: List[TFMessage] = []
+        self._tf_stamps = set()
         self.joint_states = self.create_publisher(JointState, 'joint_states', 10)
         self.create_subscription(String, 'robot_description', self._on_description,
                                  LATCHED_QOS)
@@ -77,6 +78,8 @@ class NodeProbe(Node):
 
     def _on_tf(self, msg: TFMessage):
         self.tf_messages.append(msg)
+        self._tf_stamps.update((t.header.stamp.sec, t.header.stamp.nanosec)
+                               for t in msg.transforms)
         self.buffer.add_message(msg)
 
     def _on_tf_static(self, msg: TFMessage):
@@ -109,7 +112,7 @@ class NodeProbe(Node):
 
     def has_tf_stamped(self, stamp) -> bool:
         """True once a /tf message with this header stamp has arrived."""
-        return any(t.header.stamp == stamp for m in self.tf_messages[-5:] for t in m.transforms)
+        return (stamp.sec, stamp.nanosec) in self._tf_stamps
 
     def lookup(self, target: str, source: str) -> np.ndarray:
         """(4, 4) pose of ``source`` in ``target`` from the latest TF received."""
