@@ -4,10 +4,13 @@ Subcommands:
     hrdf validate FILE...            exit 0 valid (warnings allowed), 1 invalid, 2 usage/IO
     hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P]
     hrdf fk FILE --positions "q1 q2 ..." [--frame-type T] [--json]
+    hrdf jacobian FILE --positions "q1 q2 ..." [--frame-type T] [--json]
     hrdf info FILE [--json]
 
 Positions are in rad (m for prismatic joints), in HEBI joint order. Frames are 4x4
 homogeneous transforms in the robot's reference frame (base frame applied), row major.
+Jacobians are 6 x dof, rows [vx vy vz wx wy wz] in the reference frame (m/s, rad/s per
+unit joint velocity).
 """
 from __future__ import annotations
 
@@ -118,6 +121,22 @@ def _cmd_fk(args) -> int:
     return EXIT_OK
 
 
+def _cmd_jacobian(args) -> int:
+    model, code = _load_or_report(args.file)
+    if model is None:
+        return code
+    q = _parse_positions(args.positions, model.dof_count)
+    jacobians = Kinematics(model).jacobians(args.frame_type, q)
+    if args.json:
+        print(json.dumps({'frame_type': args.frame_type, 'jacobians': jacobians.tolist()}))
+    else:
+        for k, jacobian in enumerate(jacobians):
+            print(f'{args.frame_type}[{k}]')
+            for row in jacobian:
+                print('  ' + ' '.join(f'{v: .9f}' for v in row))
+    return EXIT_OK
+
+
 def _cmd_info(args) -> int:
     model, code = _load_or_report(args.file)
     if model is None:
@@ -169,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--frame-type', default='end_effector', choices=FRAME_TYPES)
     p.add_argument('--json', action='store_true')
     p.set_defaults(run=_cmd_fk)
+    p = sub.add_parser('jacobian', help='geometric Jacobians (rows vx vy vz wx wy wz)')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--positions', help='joint positions "q1 q2 ..." (rad / m); default zeros')
+    p.add_argument('--frame-type', default='end_effector', choices=FRAME_TYPES)
+    p.add_argument('--json', action='store_true')
+    p.set_defaults(run=_cmd_jacobian)
     p = sub.add_parser('info', help='summary of a robot')
     p.add_argument('file', metavar='FILE')
     p.add_argument('--json', action='store_true')

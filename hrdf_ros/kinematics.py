@@ -85,6 +85,38 @@ class Kinematics:
                 element.com if element.has_com_frame else None,
                 dof_of_element.get(index, -1), element.motion or '', element.gear_ratio))
         self.output_count = slot
+        # dof k moves frame f when the element owning dof k is a strict ancestor of the
+        # frame's element, or is that element and f is one of its outputs.
+        moved_by = []  # per element: dof indices that move its input (and COM) frame
+        for index, element in enumerate(model.elements):
+            above = [] if element.parent < 0 else list(moved_by[element.parent])
+            if element.parent >= 0 and self._steps[element.parent].dof >= 0:
+                above.append(self._steps[element.parent].dof)
+            moved_by.append(above)
+        dof = self.dof_count
+
+        def mask(rows):
+            out = np.zeros((len(rows), dof), dtype=bool)
+            for r, dofs in enumerate(rows):
+                out[r, dofs] = True
+            return out
+
+        output_rows = [None] * slot
+        for index, step in enumerate(self._steps):
+            own = [step.dof] if step.dof >= 0 else []
+            for s in step.output_slots:
+                output_rows[s] = moved_by[index] + own
+        self._moved = {
+            'input': mask(moved_by),
+            'output': mask(output_rows),
+            'com': mask([moved_by[i] for i, e in enumerate(model.elements)
+                         if e.has_com_frame]),
+        }
+        self._moved['end_effector'] = self._moved['output'][
+            [self._steps[i].output_slots[0] for i, e in enumerate(model.elements)
+             if e.is_end_effector]]
+        self._dof_steps = sorted((st for st in self._steps if st.dof >= 0),
+                                 key=lambda st: st.dof)
         self._com_indices = [i for i, e in enumerate(model.elements) if e.has_com_frame]
         self._end_effector_slots = [self._steps[i].output_slots[0]
                                     for i, e in enumerate(model.elements) if e.is_end_effector]
@@ -163,6 +195,62 @@ class Kinematics:
                 motion = motion_transforms(step.axis, q[:, step.dof] / step.gear_ratio)
                 out[:, step.dof] = step.outputs[0] @ motion
         return out[0] if single else out
+
+    def jacobians(self, frame_type: str, positions) -> np.ndarray:
+        """Geometric Jacobians of every frame of a type (HEBI's convention).
+
+        Column k maps joint velocity k (rad/s, or m/s for prismatic) to the frame's twist:
+        rows [vx vy vz wx wy wz], the linear velocity of the frame origin (m/s) and the
+        angular velocity (rad/s), both expressed in the reference frame. ``gear_ratio``
+        scales a column by 1 / ratio.
+
+        Args:
+            frame_type: ``input``, ``output``, ``com`` or ``end_effector``.
+            positions: (dof,) or (N, dof) joint positions.
+
+        Returns:
+            (n_frames, 6, dof) or (N, n_frames, 6, dof).
+
+        Raises:
+            ValueError: on an unknown frame type, wrong shape or non-finite positions.
+        """
+        if frame_type not in FRAME_TYPES:
+            raise ValueError(f"unknown frame type '{frame_type}'; expected one of "
+                             + ', '.join(FRAME_TYPES))
+        q, single = self._positions(positions)
+        fk = self.forward_kinematics(q)
+        frames = fk[frame_type]                                   # (N, n, 4, 4)
+        outputs = fk['output']
+        n = q.shape[0]
+        columns = np.zeros((n, self.dof_count, frames.shape[1], 6))  # (N, dof, n, 6)
+        moved = self._moved[frame_type]                          # (n_frames, dof)
+        points = frames[:, :, :3, 3]                             # (N, n, 3)
+        for step in self._dof_steps:
+            k = step.dof
+            rows = moved[:, k]
+            if not rows.any():
+                continue
+            joint = outputs[:, step.output_slots[0]]              # (N, 4, 4), motion frame
+            axis = joint[:, :3, 'xyz'.index(step.axis[1])] / step.gear_ratio  # (N, 3)
+            column = columns[:, k]                               # (N, n, 6) view
+            if step.axis[0] == 'r':
+                lever = points[:, rows] - joint[:, None, :3, 3]  # (N, m, 3)
+                column[:, rows, :3] = np.cross(axis[:, None, :], lever)
+                column[:, rows, 3:] = axis[:, None, :]
+            else:
+                column[:, rows, :3] = axis[:, None, :]
+        out = np.ascontiguousarray(columns.transpose(0, 2, 3, 1))  # (N, n, 6, dof)
+        return out[0] if single else out
+
+    def end_effector_jacobian(self, positions) -> np.ndarray:
+        """Jacobian of the first end-effector frame: (6, dof) or (N, 6, dof).
+
+        Raises:
+            ValueError: when the model has no end effector, or on bad positions.
+        """
+        if not self._end_effector_slots:
+            raise ValueError('the model has no end effector')
+        return self.jacobians('end_effector', positions)[..., 0, :, :]
 
     def frames(self, frame_type: str, positions) -> np.ndarray:
         """Frames of one type; see :meth:`forward_kinematics` for shapes.

@@ -51,6 +51,17 @@ def test_fk_json_matches_api(capsys):
     assert run(capsys, 'fk', BUNDLED_ARM, '--positions', '1 2')[0] == 2
 
 
+def test_jacobian_json_matches_api(capsys):
+    q = [0.3, -0.2, 0.1, 0.4, -0.5, 0.6]
+    code, out, _ = run(capsys, 'jacobian', BUNDLED_ARM, '--positions', ' '.join(map(str, q)),
+                       '--json')
+    data = json.loads(out)
+    assert code == 0 and data['frame_type'] == 'end_effector'
+    np.testing.assert_array_equal(data['jacobians'],
+                                  Kinematics(load(BUNDLED_ARM)).jacobians('end_effector', q))
+    assert np.shape(data['jacobians']) == (1, 6, 6)
+
+
 def test_info_and_urdf(capsys, tmp_path):
     code, out, _ = run(capsys, 'info', BUNDLED_ARM, '--json')
     info = json.loads(out)
