@@ -21,6 +21,12 @@ from .model import RobotModel
 FRAME_TYPES = ('input', 'output', 'com', 'end_effector')
 
 
+def _check_frame_type(frame_type: str) -> None:
+    if frame_type not in FRAME_TYPES:
+        raise ValueError(f"unknown frame type '{frame_type}'; expected one of "
+                         + ', '.join(FRAME_TYPES))
+
+
 def motion_transforms(axis: str, values: np.ndarray) -> np.ndarray:
     """Transforms of a joint motion about/along a principal axis.
 
@@ -85,6 +91,8 @@ class Kinematics:
                 element.com if element.has_com_frame else None,
                 dof_of_element.get(index, -1), element.motion or '', element.gear_ratio))
         self.output_count = slot
+        self._end_effector_slots = [self._steps[i].output_slots[0]
+                                    for i, e in enumerate(model.elements) if e.is_end_effector]
         # dof k moves frame f when the element owning dof k is a strict ancestor of the
         # frame's element, or is that element and f is one of its outputs.
         moved_by = []  # per element: dof indices that move its input (and COM) frame
@@ -112,14 +120,9 @@ class Kinematics:
             'com': mask([moved_by[i] for i, e in enumerate(model.elements)
                          if e.has_com_frame]),
         }
-        self._moved['end_effector'] = self._moved['output'][
-            [self._steps[i].output_slots[0] for i, e in enumerate(model.elements)
-             if e.is_end_effector]]
+        self._moved['end_effector'] = self._moved['output'][self._end_effector_slots]
         self._dof_steps = sorted((st for st in self._steps if st.dof >= 0),
                                  key=lambda st: st.dof)
-        self._com_indices = [i for i, e in enumerate(model.elements) if e.has_com_frame]
-        self._end_effector_slots = [self._steps[i].output_slots[0]
-                                    for i, e in enumerate(model.elements) if e.is_end_effector]
 
     def _positions(self, positions) -> Tuple[np.ndarray, bool]:
         q = np.asarray(positions, dtype=float)
@@ -190,10 +193,9 @@ class Kinematics:
         """
         q, single = self._positions(positions)
         out = np.empty((q.shape[0], self.dof_count, 4, 4))
-        for step in self._steps:
-            if step.dof >= 0:
-                motion = motion_transforms(step.axis, q[:, step.dof] / step.gear_ratio)
-                out[:, step.dof] = step.outputs[0] @ motion
+        for step in self._dof_steps:
+            motion = motion_transforms(step.axis, q[:, step.dof] / step.gear_ratio)
+            out[:, step.dof] = step.outputs[0] @ motion
         return out[0] if single else out
 
     def jacobians(self, frame_type: str, positions) -> np.ndarray:
@@ -214,9 +216,7 @@ class Kinematics:
         Raises:
             ValueError: on an unknown frame type, wrong shape or non-finite positions.
         """
-        if frame_type not in FRAME_TYPES:
-            raise ValueError(f"unknown frame type '{frame_type}'; expected one of "
-                             + ', '.join(FRAME_TYPES))
+        _check_frame_type(frame_type)
         q, single = self._positions(positions)
         fk = self.forward_kinematics(q)
         frames = fk[frame_type]                                   # (N, n, 4, 4)
@@ -258,9 +258,7 @@ class Kinematics:
         Raises:
             ValueError: on an unknown frame type, wrong shape or non-finite positions.
         """
-        if frame_type not in FRAME_TYPES:
-            raise ValueError(f"unknown frame type '{frame_type}'; expected one of "
-                             + ', '.join(FRAME_TYPES))
+        _check_frame_type(frame_type)
         return self.forward_kinematics(positions)[frame_type]
 
     def end_effector(self, positions) -> np.ndarray:
