@@ -105,36 +105,27 @@ def _parse_positions(text: Optional[str], dof: int) -> np.ndarray:
     return q
 
 
-def _cmd_fk(args) -> int:
-    model, code = _load_or_report(args.file)
-    if model is None:
-        return code
-    q = _parse_positions(args.positions, model.dof_count)
-    frames = Kinematics(model).frames(args.frame_type, q)
-    if args.json:
-        print(json.dumps({'frame_type': args.frame_type, 'frames': frames.tolist()}))
-    else:
-        for k, frame in enumerate(frames):
-            print(f'{args.frame_type}[{k}]')
-            for row in frame:
-                print('  ' + ' '.join(f'{v: .9f}' for v in row))
-    return EXIT_OK
+def _matrices_command(method: str, json_key: str):
+    """A subcommand printing one matrix per frame: ``Kinematics.<method>(frame_type, q)``."""
+    def run(args) -> int:
+        model, code = _load_or_report(args.file)
+        if model is None:
+            return code
+        q = _parse_positions(args.positions, model.dof_count)
+        matrices = getattr(Kinematics(model), method)(args.frame_type, q)
+        if args.json:
+            print(json.dumps({'frame_type': args.frame_type, json_key: matrices.tolist()}))
+        else:
+            for k, matrix in enumerate(matrices):
+                print(f'{args.frame_type}[{k}]')
+                for row in matrix:
+                    print('  ' + ' '.join(f'{v: .9f}' for v in row))
+        return EXIT_OK
+    return run
 
 
-def _cmd_jacobian(args) -> int:
-    model, code = _load_or_report(args.file)
-    if model is None:
-        return code
-    q = _parse_positions(args.positions, model.dof_count)
-    jacobians = Kinematics(model).jacobians(args.frame_type, q)
-    if args.json:
-        print(json.dumps({'frame_type': args.frame_type, 'jacobians': jacobians.tolist()}))
-    else:
-        for k, jacobian in enumerate(jacobians):
-            print(f'{args.frame_type}[{k}]')
-            for row in jacobian:
-                print('  ' + ' '.join(f'{v: .9f}' for v in row))
-    return EXIT_OK
+_cmd_fk = _matrices_command('frames', 'frames')
+_cmd_jacobian = _matrices_command('jacobians', 'jacobians')
 
 
 def _cmd_info(args) -> int:
@@ -182,18 +173,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--name', help='URDF robot name (default: file name)')
     p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
     p.set_defaults(run=_cmd_urdf)
-    p = sub.add_parser('fk', help='forward kinematics')
-    p.add_argument('file', metavar='FILE')
-    p.add_argument('--positions', help='joint positions "q1 q2 ..." (rad / m); default zeros')
-    p.add_argument('--frame-type', default='end_effector', choices=FRAME_TYPES)
-    p.add_argument('--json', action='store_true')
-    p.set_defaults(run=_cmd_fk)
-    p = sub.add_parser('jacobian', help='geometric Jacobians (rows vx vy vz wx wy wz)')
-    p.add_argument('file', metavar='FILE')
-    p.add_argument('--positions', help='joint positions "q1 q2 ..." (rad / m); default zeros')
-    p.add_argument('--frame-type', default='end_effector', choices=FRAME_TYPES)
-    p.add_argument('--json', action='store_true')
-    p.set_defaults(run=_cmd_jacobian)
+    for name, run, help_text in (
+            ('fk', _cmd_fk, 'forward kinematics'),
+            ('jacobian', _cmd_jacobian, 'geometric Jacobians (rows vx vy vz wx wy wz)')):
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument('file', metavar='FILE')
+        p.add_argument('--positions', help='joint positions "q1 q2 ..." (rad / m); default zeros')
+        p.add_argument('--frame-type', default='end_effector', choices=FRAME_TYPES)
+        p.add_argument('--json', action='store_true')
+        p.set_defaults(run=run)
     p = sub.add_parser('info', help='summary of a robot')
     p.add_argument('file', metavar='FILE')
     p.add_argument('--json', action='store_true')
