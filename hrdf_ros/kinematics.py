@@ -11,12 +11,14 @@ returns frames with a matching leading batch axis (absent for a single configura
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
 import numpy as np
 
 from .model import RobotModel
+from .serial_chain import SerialChain, chain_to
 
 FRAME_TYPES = ('input', 'output', 'com', 'end_effector')
 
@@ -74,23 +76,19 @@ class Kinematics:
         self.model = model
         self.dof_count = model.dof_count
         self.base_frame = np.array(model.base_frame, dtype=float)
-        slot_of_output: Dict[Tuple[int, int], int] = {}
+        slot_of_output: Dict[Tuple[int, int], int] = {
+            frame: slot for slot, frame in enumerate(model.output_frames)}
         dof_of_element = {e: k for k, e in enumerate(model.dof_elements)}
         self._steps: List[_Step] = []
-        slot = 0
         for index, element in enumerate(model.elements):
-            slots = []
-            for k in range(len(element.outputs)):
-                slot_of_output[(index, k)] = slot
-                slots.append(slot)
-                slot += 1
+            slots = [slot_of_output[(index, k)] for k in range(len(element.outputs))]
             parent = -1 if element.parent < 0 else slot_of_output[(element.parent,
                                                                    element.parent_output)]
             self._steps.append(_Step(
                 parent, slots, np.array(element.outputs, dtype=float).reshape(-1, 4, 4),
                 element.com if element.has_com_frame else None,
                 dof_of_element.get(index, -1), element.motion or '', element.gear_ratio))
-        self.output_count = slot
+        self.output_count = slot = len(slot_of_output)
         self._end_effector_slots = [self._steps[i].output_slots[0]
                                     for i, e in enumerate(model.elements) if e.is_end_effector]
         # dof k moves frame f when the element owning dof k is a strict ancestor of the
@@ -121,6 +119,10 @@ class Kinematics:
                          if e.has_com_frame]),
         }
         self._moved['end_effector'] = self._moved['output'][self._end_effector_slots]
+        self._com_elements = [i for i, e in enumerate(model.elements) if e.has_com_frame]
+        self._end_effector_elements = [i for i, e in enumerate(model.elements)
+                                       if e.is_end_effector]
+        self._chains: Dict[Tuple[str, int], SerialChain] = {}
         self._dof_steps = sorted((st for st in self._steps if st.dof >= 0),
                                  key=lambda st: st.dof)
 
@@ -131,9 +133,72 @@ class Kinematics:
         if q2.ndim != 2 or q2.shape[1] != self.dof_count:
             raise ValueError(f'positions must have shape ({self.dof_count},) or '
                              f'(N, {self.dof_count}); got {q.shape}')
-        if not np.all(np.isfinite(q2)):
+        # For one configuration, plain Python is cheaper than a numpy reduction.
+        finite = all(map(math.isfinite, q.tolist())) if single else np.isfinite(q2).all()
+        if not finite:
             raise ValueError('positions must be finite')
         return q2, single
+
+    def _frame_chain(self, frame_type: str, index: int) -> SerialChain:
+        """The (cached) serial chain of one frame.
+
+        Raises:
+            ValueError: unknown frame type; IndexError: index out of range.
+        """
+        chain = self._chains.get((frame_type, index))
+        if chain is not None:
+            return chain
+        _check_frame_type(frame_type)
+        count = self.model.frame_count(frame_type)
+        if not isinstance(index, (int, np.integer)) or not 0 <= index < count:
+            raise IndexError(f'{frame_type} frame index {index} out of range '
+                             f'(the robot has {count} {frame_type} frames)')
+        index = int(index)
+        if frame_type == 'input':
+            chain = chain_to(self.model, index, 'input')
+        elif frame_type == 'com':
+            chain = chain_to(self.model, self._com_elements[index], 'com')
+        elif frame_type == 'output':
+            element, output = self.model.output_frames[index]
+            chain = chain_to(self.model, element, 'output', output)
+        else:
+            chain = chain_to(self.model, self._end_effector_elements[index], 'output')
+        self._chains[(frame_type, index)] = chain
+        return chain
+
+    def frame(self, frame_type: str, index: int, positions) -> np.ndarray:
+        """One frame, computed along its own path only (the fast path).
+
+        Args:
+            frame_type: ``input``, ``output``, ``com`` or ``end_effector``.
+            index: frame index within that type (see
+                :meth:`~hrdf_ros.model.RobotModel.frame_index` to find it from a tag).
+            positions: (dof,) or (N, dof) joint positions (rad or m).
+
+        Returns:
+            (4, 4) or (N, 4, 4) transform in the reference frame (translation in m).
+
+        Raises:
+            ValueError: unknown frame type, wrong shape or non-finite positions.
+            IndexError: frame index out of range.
+        """
+        chain = self._frame_chain(frame_type, index)
+        q, single = self._positions(positions)
+        return chain.transform(q[0]) if single else chain.transforms(q)
+
+    def frame_jacobian(self, frame_type: str, index: int, positions) -> np.ndarray:
+        """Geometric Jacobian of one frame (convention of :meth:`jacobians`).
+
+        Returns:
+            (6, dof) or (N, 6, dof).
+
+        Raises:
+            ValueError: unknown frame type, wrong shape or non-finite positions.
+            IndexError: frame index out of range.
+        """
+        chain = self._frame_chain(frame_type, index)
+        q, single = self._positions(positions)
+        return chain.jacobian(q[0]) if single else chain.jacobians(q)
 
     def forward_kinematics(self, positions) -> Dict[str, np.ndarray]:
         """Every frame of every type for one configuration or a batch.
@@ -242,15 +307,15 @@ class Kinematics:
         out = np.ascontiguousarray(columns.transpose(0, 2, 3, 1))  # (N, n, 6, dof)
         return out[0] if single else out
 
-    def end_effector_jacobian(self, positions) -> np.ndarray:
-        """Jacobian of the first end-effector frame: (6, dof) or (N, 6, dof).
+    def end_effector_jacobian(self, positions, index: int = 0) -> np.ndarray:
+        """Jacobian of an end-effector frame (the first by default): (6, dof) or
+        (N, 6, dof), rows [vx vy vz wx wy wz] in the reference frame.
 
         Raises:
-            ValueError: when the model has no end effector, or on bad positions.
+            IndexError: when the model has no such end effector.
+            ValueError: on bad positions.
         """
-        if not self._end_effector_slots:
-            raise ValueError('the model has no end effector')
-        return self.jacobians('end_effector', positions)[..., 0, :, :]
+        return self.frame_jacobian('end_effector', index, positions)
 
     def frames(self, frame_type: str, positions) -> np.ndarray:
         """Frames of one type; see :meth:`forward_kinematics` for shapes.
@@ -261,12 +326,12 @@ class Kinematics:
         _check_frame_type(frame_type)
         return self.forward_kinematics(positions)[frame_type]
 
-    def end_effector(self, positions) -> np.ndarray:
-        """The first end-effector frame: (4, 4) or (N, 4, 4).
+    def end_effector(self, positions, index: int = 0) -> np.ndarray:
+        """An end-effector frame (the first by default): (4, 4) or (N, 4, 4), in the
+        reference frame.
 
         Raises:
-            ValueError: when the model has no end effector, or on bad positions.
+            IndexError: when the model has no such end effector.
+            ValueError: on bad positions.
         """
-        if not self._end_effector_slots:
-            raise ValueError('the model has no end effector')
-        return self.forward_kinematics(positions)['end_effector'][..., 0, :, :]
+        return self.frame('end_effector', index, positions)

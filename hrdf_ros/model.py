@@ -9,7 +9,9 @@ Conventions (same as HEBI's API):
   *output* frames. An end effector's output frame is an *end-effector* frame.
 * Elements are kept in depth-first pre-order, which is HEBI's order for input and COM
   frames, for degrees of freedom (joint positions) and for masses. Output frames are
-  ordered depth first too: each output is followed by the frames of its subtree.
+  ordered depth first too: each output is followed by the output frames of the subtree
+  mounted on it, before the element's next output (:attr:`RobotModel.output_frames`).
+  End-effector frames follow the order of the end-effector elements.
 * A degree of freedom moves its element's output frames: output = input * fixed * M(q),
   where M is a rotation about (or a translation along) a principal axis of the frame
   after ``fixed``. Actuators rotate about +z; HRDF ``joint`` elements use their ``axis``
@@ -126,6 +128,74 @@ class RobotModel:
     def total_mass(self) -> float:
         """Sum of all element masses, kg."""
         return float(sum(e.mass for e in self.elements))
+
+    @property
+    def output_frames(self) -> List[Tuple[int, int]]:
+        """(element index, output index) of every output frame, in HEBI's order.
+
+        Depth first: an output frame is followed by the output frames of everything
+        mounted on it, then comes the element's next output (hebi-py 2.16.1,
+        ``get_forward_kinematics('output', ...)`` on tree robots).
+        """
+        mounted = {}
+        for index, element in enumerate(self.elements):
+            mounted.setdefault((element.parent, element.parent_output), []).append(index)
+        order: List[Tuple[int, int]] = []
+        # Explicit stack of (element, next output): no recursion on deep robots.
+        stack = [(index, 0) for index in reversed(mounted.get((-1, 0), []))]
+        while stack:
+            index, k = stack.pop()
+            if k >= len(self.elements[index].outputs):
+                continue
+            order.append((index, k))
+            stack.append((index, k + 1))
+            stack.extend((child, 0) for child in reversed(mounted.get((index, k), [])))
+        return order
+
+    def element_index(self, tag: str) -> int:
+        """Index of the element whose HRDF ``tag`` is ``tag``.
+
+        Unlike hebi-py 2.16.1's ``get_element_idx_by_tag``, which returns 0 for an
+        unknown tag, an unknown tag is an error.
+
+        Raises:
+            KeyError: when no element has that tag.
+        """
+        for index, element in enumerate(self.elements):
+            if element.tag == tag:
+                return index
+        raise KeyError(f"no element has tag '{tag}'")
+
+    def frame_index(self, element: int, frame_type: str) -> int:
+        """Index, among the frames of ``frame_type``, of an element's frame.
+
+        ``input`` and ``com``: the element's input / centre-of-mass frame; ``output``:
+        its first output frame; ``end_effector``: its end-effector frame. Matches
+        hebi-py 2.16.1's ``get_frame_idx_from_element_idx``, except that where HEBI
+        returns -1 this raises.
+
+        Raises:
+            IndexError: for an element index out of range.
+            KeyError: when the element has no frame of that type (a ``joint`` has no
+                COM frame; only ``end-effector`` elements have end-effector frames).
+            ValueError: for an unknown frame type.
+        """
+        if not 0 <= element < len(self.elements):
+            raise IndexError(f'element index {element} out of range '
+                             f'(the robot has {len(self.elements)} elements)')
+        self.frame_count(frame_type)  # validates frame_type
+        if frame_type == 'input':
+            return element
+        if frame_type == 'output':
+            return [e for e, _ in self.output_frames].index(element)
+        if frame_type == 'com':
+            frames = [i for i, e in enumerate(self.elements) if e.has_com_frame]
+        else:
+            frames = [i for i, e in enumerate(self.elements) if e.is_end_effector]
+        if element not in frames:
+            raise KeyError(f'element {element} ({self.elements[element].kind}) has no '
+                           f'{frame_type} frame')
+        return frames.index(element)
 
     def frame_count(self, frame_type: str) -> int:
         """Number of frames of a type: ``'input'``, ``'output'``, ``'com'``, ``'end_effector'``.

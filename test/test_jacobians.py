@@ -73,6 +73,6 @@ def test_batch_shapes_and_errors():
     assert kin.end_effector_jacobian(q[0]).shape == (6, 6)
     with pytest.raises(ValueError):
         kin.jacobians('mesh', q)
-    with pytest.raises(ValueError):
+    with pytest.raises(IndexError, match='0 end_effector frames'):
         Kinematics(loads('<robot version="1.2.0"><actuator type="X5-1"/></robot>')
                    ).end_effector_jacobian([0.0])
