@@ -162,3 +162,107 @@ def test_missing_parameter_exits_nonzero():
                             text=True, timeout=60)
     assert result.returncode == 1
     assert 'hrdf_file' in result.stderr and 'Traceback' not in result.stderr
+
+
+SERVICE_ROBOT = ('<robot version="1.4.0"><actuator type="X8-9" tag="shoulder"/>'
+                 '<bracket type="X5HeavyRightOutside"/><actuator type="X8-9" tag="elbow"/>'
+                 '<link type="X5" extension="0.325" twist="pi"/><actuator type="X5-1"/>'
+                 '<end-effector tag="tool"/></robot>')
+
+
+def test_kinematics_services_match_hebi(probe, hebi_import, tmp_path):
+    from geometry_msgs.msg import Pose  # noqa: F401  (message package must import)
+    from hrdf_ros_interfaces.srv import GetForwardKinematics, GetJacobian, GetModelStatus
+    from hrdf_ros.transforms import quaternion_to_rotation
+
+    path = tmp_path / 'service_robot.hrdf'
+    path.write_text(SERVICE_ROBOT)
+    hebi = hebi_import[0](str(path))
+    model = load(str(path))
+    names = build_frame_tree(model).dof_names
+    process = run_node(str(path), publish_frequency=0.0, frame_prefix='left/')
+    try:
+        assert probe.wait_for_node()
+        status = probe.call(GetModelStatus, '/hrdf_ros_node/get_model_status',
+                            GetModelStatus.Request())
+        assert status is not None and status.valid
+        assert (status.dof, list(status.joint_names)) == (3, names)
+        assert status.output_frames == model.frame_count('output')
+        assert status.total_mass == pytest.approx(float(hebi.masses.sum()), abs=1e-12)
+
+        q = np.random.default_rng(15).uniform(-np.pi, np.pi, 3)
+        # every output frame at given positions
+        fk = probe.call(GetForwardKinematics, '/hrdf_ros_node/get_forward_kinematics',
+                        GetForwardKinematics.Request(positions=q.tolist(),
+                                                     frame_type='output', frame_index=-1))
+        assert fk.success, fk.message
+        expected = hebi.get_forward_kinematics_mat('output', q)
+        assert list(fk.frame_indices) == list(range(len(expected)))
+        for pose, frame in zip(fk.poses, expected):
+            assert pose.header.frame_id == 'left/base_link'
+            p, o = pose.pose.position, pose.pose.orientation
+            np.testing.assert_allclose([p.x, p.y, p.z], frame[:3, 3], atol=1e-9, rtol=0)
+            np.testing.assert_allclose(quaternion_to_rotation([o.x, o.y, o.z, o.w]),
+                                       frame[:3, :3], atol=1e-9, rtol=0)
+
+        # the latest joint_states, the end effector selected by tag
+        q2 = np.array([0.4, -1.1, 2.0])
+        stamp = probe.publish_positions(names, q2)
+        assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 10.0)
+        jac = probe.call(GetJacobian, '/hrdf_ros_node/get_jacobian',
+                         GetJacobian.Request(use_latest_joint_states=True,
+                                             frame_type='end_effector', tag='tool'))
+        assert jac.success, jac.message
+        assert (jac.rows, jac.cols, jac.frame_id) == (6, 3, 'left/base_link')
+        assert list(jac.joint_names) == names
+        np.testing.assert_array_equal(jac.positions, q2)
+        np.testing.assert_allclose(np.reshape(jac.data, (6, 3)),
+                                   hebi.get_jacobian_end_effector(q2), atol=1e-9, rtol=0)
+        fk = probe.call(GetForwardKinematics, '/hrdf_ros_node/get_forward_kinematics',
+                        GetForwardKinematics.Request(use_latest_joint_states=True,
+                                                     frame_type='com', tag='elbow'))
+        assert fk.success and fk.poses[0].header.stamp == stamp
+        com = hebi.get_forward_kinematics_mat('com', q2)[model.element_index('elbow')]
+        p = fk.poses[0].pose.position
+        np.testing.assert_allclose([p.x, p.y, p.z], com[:3, 3], atol=1e-9, rtol=0)
+
+        # bad requests: answered with a reason, and the node keeps serving
+        bad = [
+            (dict(positions=[0.0, 1.0]), 'has 2 values; the robot has 3'),
+            (dict(positions=[0.0, float('nan'), 1.0]), 'finite'),
+            (dict(positions=q.tolist(), frame_type='mesh'), "unknown frame_type 'mesh'"),
+            (dict(positions=q.tolist(), frame_type='output', frame_index=99), 'out of range'),
+            (dict(positions=q.tolist(), tag='nope'), "no element has tag 'nope'"),
+            (dict(positions=q.tolist(), frame_type='end_effector', tag='elbow'),
+             'has no end_effector frame'),
+            (dict(positions=q.tolist(), use_latest_joint_states=True), 'not both'),
+        ]
+        for fields, message in bad:
+            for service_type, name in ((GetJacobian, 'get_jacobian'),
+                                       (GetForwardKinematics, 'get_forward_kinematics')):
+                response = probe.call(service_type, f'/hrdf_ros_node/{name}',
+                                      service_type.Request(**fields))
+                assert response is not None and not response.success, (name, fields)
+                assert message in response.message, (name, response.message)
+        response = probe.call(GetJacobian, '/hrdf_ros_node/get_jacobian',
+                              GetJacobian.Request(positions=q.tolist(), frame_index=-1))
+        assert not response.success and 'out of range' in response.message
+        assert process.poll() is None, 'the node died'
+    finally:
+        assert_clean_exit(process)
+
+
+def test_latest_joint_states_before_any_arrived(probe, tmp_path):
+    from hrdf_ros_interfaces.srv import GetJacobian
+
+    path = tmp_path / 'service_robot.hrdf'
+    path.write_text(SERVICE_ROBOT)
+    process = run_node(str(path))
+    try:
+        assert probe.wait_for_node()
+        response = probe.call(GetJacobian, '/hrdf_ros_node/get_jacobian',
+                              GetJacobian.Request(use_latest_joint_states=True))
+        assert response is not None and not response.success
+        assert 'no joint_states received yet' in response.message
+    finally:
+        assert_clean_exit(process)

@@ -22,6 +22,16 @@ Topics:
         joint_states stamp (or now, when that stamp is zero).
     /tf_static (tf2_msgs/TFMessage, reliable, transient local): fixed joints, once.
 
+Services (hrdf_ros_interfaces/srv, in the node's private namespace):
+    ~/get_model_status (GetModelStatus): the loaded model: file, name, DoF, joint names,
+        frame counts, total mass, warnings.
+    ~/get_forward_kinematics (GetForwardKinematics): poses of one or all frames of a type
+        (input, output, com, end_effector), by index or HRDF tag, for given positions or
+        the latest joint_states.
+    ~/get_jacobian (GetJacobian): the 6 x dof geometric Jacobian of one frame, rows
+        [vx vy vz wx wy wz] in the reference frame, row major.
+Bad requests get ``success = False`` and a message, never an exception.
+
 A joint absent from a message keeps its last position (0 until first received).
 Messages whose name and position arrays differ in length, or that carry non-finite
 positions, are dropped with a throttled warning.
@@ -46,11 +56,15 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
+from hrdf_ros_interfaces.msg import HrdfDiagnostic
+from hrdf_ros_interfaces.srv import GetForwardKinematics, GetJacobian, GetModelStatus
+
 from ..diagnostics import HrdfError
 from ..frames import build_frame_tree, joint_origin
 from ..kinematics import Kinematics
 from ..parser import load
 from ..urdf import to_urdf
+from .services import KinematicsQueries
 from .tf_messages import to_transform_msgs
 
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
@@ -128,12 +142,45 @@ class HrdfStatePublisher(Node):
         self._description_pub.publish(String(data=self.urdf))
         self._publish_static()
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
+        self.path, self.robot_name = path, robot_name
+        self.queries = KinematicsQueries(self.kinematics, tree.dof_names, frame(tree.links[0]))
+        self.create_service(GetModelStatus, '~/get_model_status', self._on_model_status)
+        self.create_service(GetForwardKinematics, '~/get_forward_kinematics',
+                            self._on_forward_kinematics)
+        self.create_service(GetJacobian, '~/get_jacobian', self._on_jacobian)
         if frequency > 0.0:
             self.create_timer(1.0 / frequency, self._on_timer)
         self.get_logger().info(
             f'robot "{robot_name}" from {path}: {model.dof_count} DoF '
             f'[{", ".join(tree.dof_names)}], {len(model.elements)} elements, '
             f'{len(tree.links)} links, total mass {model.total_mass:.4f} kg')
+
+    def _latest(self) -> Optional[np.ndarray]:
+        return self._positions if self._have_positions else None
+
+    def _on_model_status(self, request, response):
+        model = self.model
+        response.valid = True
+        response.hrdf_file = self.path
+        response.robot_name = self.robot_name
+        response.hrdf_version = '.'.join(map(str, model.version))
+        response.dof = model.dof_count
+        response.joint_names = list(self.tree.dof_names)
+        response.input_frames = model.frame_count('input')
+        response.output_frames = model.frame_count('output')
+        response.com_frames = model.frame_count('com')
+        response.end_effector_frames = model.frame_count('end_effector')
+        response.total_mass = model.total_mass
+        response.warnings = [diagnostic_msg(w) for w in model.warnings]
+        return response
+
+    def _on_forward_kinematics(self, request, response):
+        stamp = self._stamp if request.use_latest_joint_states and self._have_positions \
+            else self.get_clock().now().to_msg()
+        return self.queries.forward_kinematics(request, response, self._latest(), stamp)
+
+    def _on_jacobian(self, request, response):
+        return self.queries.jacobian(request, response, self._latest())
 
     def _publish_static(self):
         if not self._fixed_pairs:
@@ -172,6 +219,7 @@ class HrdfStatePublisher(Node):
         stamp = msg.header.stamp
         if stamp.sec == 0 and stamp.nanosec == 0:
             stamp = self.get_clock().now().to_msg()
+        self._stamp = stamp
         self._publish_moving(stamp)
 
     def _on_timer(self):
@@ -184,6 +232,16 @@ class HrdfStatePublisher(Node):
         transforms = self.kinematics.dof_transforms(self._positions)
         msgs = to_transform_msgs(transforms, self._moving_pairs, stamp)
         self._tf_pub.publish(TFMessage(transforms=msgs))
+
+
+def diagnostic_msg(diagnostic) -> HrdfDiagnostic:
+    """An :class:`hrdf_ros.Diagnostic` as an hrdf_ros_interfaces/msg/HrdfDiagnostic."""
+    return HrdfDiagnostic(
+        severity=HrdfDiagnostic.WARNING if diagnostic.severity == 'warning'
+        else HrdfDiagnostic.ERROR,
+        file=diagnostic.path or '', line=max(0, diagnostic.line),
+        column=max(0, diagnostic.column), element=diagnostic.element or '',
+        attribute=diagnostic.attribute or '', message=diagnostic.message)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -72,6 +72,7 @@ class NodeProbe(Node):
                                  LATCHED_QOS)
         self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS)
         self.create_subscription(TFMessage, '/tf_static', self._on_tf_static, LATCHED_QOS)
+        self._clients_by_name = {}
 
     def _on_description(self, msg: String):
         self.robot_description = msg.data
@@ -117,3 +118,15 @@ class NodeProbe(Node):
     def lookup(self, target: str, source: str) -> np.ndarray:
         """(4, 4) pose of ``source`` in ``target`` from the latest TF received."""
         return self.buffer.lookup(target, source)
+
+    def call(self, service_type, name: str, request, timeout: float = 30.0):
+        """Call a service of the node under test; returns the response, or None when the
+        service is not available or does not answer within ``timeout`` s."""
+        client = self._clients_by_name.get(name)
+        if client is None:
+            client = self._clients_by_name[name] = self.create_client(service_type, name)
+        if not self.spin_until(client.service_is_ready, timeout):
+            return None
+        future = client.call_async(request)
+        self.spin_until(future.done, timeout)
+        return future.result() if future.done() else None

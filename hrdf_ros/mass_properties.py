@@ -1,0 +1,115 @@
+"""Mass properties of a robot and gravity compensation, from its kinematics.
+
+Conventions: SI units (kg, m, kg m^2, N, N m). Everything is expressed in the reference
+frame of :mod:`hrdf_ros.kinematics` (the frame the HRDF ``<robot rot trans>`` base frame
+is given in). Bodies are the elements with a COM frame (every element but ``joint``), in
+HEBI's order (hebi-py 2.16.1 ``RobotModel.masses``).
+
+Masses and COM offsets come from the HRDF and HEBI's module catalogue (hebi-core, via
+hebi-py 2.16.1); rotational inertia from :mod:`hrdf_ros.inertia` (hebi_description;
+HEBI's own library does not model it).
+
+Gravity compensation is the worked example of the Jacobian API: the joint efforts that
+hold the robot still against gravity ``g`` are
+
+    tau = - sum_i J_com,i(q)^T [m_i g; 0]
+
+(J_com,i the geometric Jacobian of body i's COM frame), i.e. the gradient of the
+potential energy ``V(q) = - sum_i m_i g . p_i(q)``. This is what hebi-py's
+``RobotModel.get_grav_comp_efforts`` returns.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .kinematics import Kinematics
+
+#: Standard gravity, m/s^2 (CGPM 1901; the value HEBI's examples use).
+STANDARD_GRAVITY = 9.80665
+
+
+def _inertia_matrices(six: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) symmetric tensors from (n, 6) rows (ixx, iyy, izz, ixy, ixz, iyz)."""
+    ixx, iyy, izz, ixy, ixz, iyz = np.asarray(six, dtype=float).reshape(-1, 6).T
+    return np.stack([np.stack([ixx, ixy, ixz], -1), np.stack([ixy, iyy, iyz], -1),
+                     np.stack([ixz, iyz, izz], -1)], -2)
+
+
+class MassProperties:
+    """Masses, centres of mass, inertia and gravity compensation of one robot.
+
+    Args:
+        kinematics: the robot's :class:`~hrdf_ros.kinematics.Kinematics`.
+    """
+
+    def __init__(self, kinematics: Kinematics):
+        self.kinematics = kinematics
+        bodies = [e for e in kinematics.model.elements if e.has_com_frame]
+        #: (n_com,) body masses, kg, HEBI's order.
+        self.masses = np.array([e.mass for e in bodies], dtype=float)
+        #: total mass, kg.
+        self.total_mass = float(self.masses.sum())
+        #: (n_com, 3, 3) inertia tensors about each body's COM, in its COM frame, kg m^2.
+        self.inertia_tensors = _inertia_matrices([e.inertia for e in bodies]) if bodies \
+            else np.empty((0, 3, 3))
+
+    def com_frames(self, positions) -> np.ndarray:
+        """(n_com, 4, 4) or (N, n_com, 4, 4) body COM frames in the reference frame.
+
+        Raises:
+            ValueError: on a wrong shape or non-finite positions.
+        """
+        return self.kinematics.frames('com', positions)
+
+    def center_of_mass(self, positions) -> np.ndarray:
+        """Whole-robot centre of mass, (3,) or (N, 3), m, in the reference frame.
+
+        Raises:
+            ValueError: on bad positions, or when the robot has no mass.
+        """
+        if self.total_mass <= 0.0:
+            raise ValueError('the robot has no mass; its centre of mass is undefined')
+        points = self.com_frames(positions)[..., :3, 3]          # (..., n, 3)
+        return np.einsum('i,...ij->...j', self.masses, points) / self.total_mass
+
+    def inertia_about_center_of_mass(self, positions) -> np.ndarray:
+        """Whole-robot inertia tensor about its centre of mass, in the reference frame's
+        axes: (3, 3) or (N, 3, 3), kg m^2 (rotated body tensors plus the parallel-axis
+        terms ``m (|r|^2 I - r r^T)``).
+
+        Raises:
+            ValueError: on bad positions, or when the robot has no mass.
+        """
+        frames = self.com_frames(positions)
+        rotations, points = frames[..., :3, :3], frames[..., :3, 3]
+        center = self.center_of_mass(positions)
+        r = points - center[..., None, :]                          # (..., n, 3)
+        rotated = rotations @ self.inertia_tensors @ np.swapaxes(rotations, -1, -2)
+        squared = np.einsum('...ij,...ij->...i', r, r)
+        parallel = (squared[..., None, None] * np.eye(3)
+                    - r[..., :, None] * r[..., None, :])
+        return np.einsum('i,...ijk->...jk', self.masses, parallel) + rotated.sum(axis=-3)
+
+    def gravity_compensation(self, positions, gravity=(0.0, 0.0, -STANDARD_GRAVITY)
+                             ) -> np.ndarray:
+        """Joint efforts that hold the robot still against gravity.
+
+        Args:
+            positions: (dof,) or (N, dof) joint positions (rad or m).
+            gravity: (3,) gravitational acceleration in the reference frame, m/s^2
+                (default: standard gravity along -z).
+
+        Returns:
+            (dof,) or (N, dof) efforts, N m for revolute and N for prismatic degrees
+            of freedom (HEBI's ``get_grav_comp_efforts``).
+
+        Raises:
+            ValueError: on bad positions or a gravity vector that is not 3 finite
+                numbers.
+        """
+        g = np.asarray(gravity, dtype=float)
+        if g.shape != (3,) or not np.all(np.isfinite(g)):
+            raise ValueError(f'gravity must be 3 finite numbers (m/s^2), got {gravity!r}')
+        linear = self.kinematics.jacobians('com', positions)[..., :3, :]  # (..., n, 3, dof)
+        forces = self.masses[:, None] * g                                  # (n, 3)
+        return -np.einsum('...ijk,ij->...k', linear, forces)

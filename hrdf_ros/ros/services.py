@@ -1,0 +1,132 @@
+"""Request handling of the node's kinematics services (hrdf_ros_interfaces/srv).
+
+The handlers fill a response and never raise on bad requests: a wrong number of
+positions, a non-finite position, an unknown frame type, tag or index, or a request
+for the latest joint_states before any arrived give ``success = False`` and a message
+saying what was wrong. Poses and Jacobians are in the robot's reference frame (the
+prefixed base link), as :class:`hrdf_ros.Kinematics` computes them.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import numpy as np
+from geometry_msgs.msg import PoseStamped
+
+from ..kinematics import FRAME_TYPES, Kinematics
+from ..transforms import rotation_to_quaternion
+
+
+class QueryError(Exception):
+    """A request that cannot be answered; the message goes into the response."""
+
+
+def _frame_type(requested: str) -> str:
+    frame_type = requested or 'end_effector'
+    if frame_type not in FRAME_TYPES:
+        raise QueryError(f"unknown frame_type '{requested}'; expected one of "
+                         + ', '.join(FRAME_TYPES))
+    return frame_type
+
+
+class KinematicsQueries:
+    """Answers GetForwardKinematics and GetJacobian requests for one robot.
+
+    Args:
+        kinematics: the robot's kinematics.
+        joint_names: joint name per degree of freedom (Jacobian column order).
+        frame_id: TF frame the results are expressed in (the prefixed base link).
+    """
+
+    def __init__(self, kinematics: Kinematics, joint_names: List[str], frame_id: str):
+        self.kinematics = kinematics
+        self.model = kinematics.model
+        self.joint_names = list(joint_names)
+        self.frame_id = frame_id
+
+    def _positions(self, request, latest: Optional[np.ndarray]) -> np.ndarray:
+        dof = self.model.dof_count
+        if request.use_latest_joint_states:
+            if len(request.positions):
+                raise QueryError('give either positions or use_latest_joint_states, not both')
+            if latest is None:
+                raise QueryError('use_latest_joint_states: no joint_states received yet')
+            return np.array(latest, dtype=float)
+        q = np.array(request.positions, dtype=float)
+        if q.shape != (dof,):
+            raise QueryError(f'positions has {len(q)} values; the robot has {dof} '
+                             f'degrees of freedom ({", ".join(self.joint_names)})')
+        bad = [self.joint_names[k] for k in np.flatnonzero(~np.isfinite(q))]
+        if bad:
+            raise QueryError(f'positions must be finite; not finite for {", ".join(bad)}')
+        return q
+
+    def _frames(self, request, allow_all: bool) -> Tuple[str, List[int]]:
+        frame_type = _frame_type(request.frame_type)
+        count = self.model.frame_count(frame_type)
+        if request.tag:
+            try:
+                element = self.model.element_index(request.tag)
+                return frame_type, [self.model.frame_index(element, frame_type)]
+            except KeyError as exc:
+                raise QueryError(exc.args[0]) from None
+        index = request.frame_index
+        if index == -1 and allow_all:
+            return frame_type, list(range(count))
+        if not 0 <= index < count:
+            allowed = f'0..{count - 1}' if count else 'none'
+            extra = ' or -1 for all' if allow_all else ''
+            raise QueryError(f'frame_index {index} out of range for {frame_type} frames '
+                             f'(valid: {allowed}{extra})')
+        return frame_type, [index]
+
+    def forward_kinematics(self, request, response, latest: Optional[np.ndarray], stamp):
+        """Fill a GetForwardKinematics response; ``latest`` is the last joint_states
+        position vector (or None) and ``stamp`` the stamp to put on the poses."""
+        try:
+            q = self._positions(request, latest)
+            frame_type, indices = self._frames(request, allow_all=True)
+        except QueryError as exc:
+            response.success, response.message = False, str(exc)
+            return response
+        if len(indices) == 1:
+            frames = self.kinematics.frame(frame_type, indices[0], q)[None]
+        else:
+            frames = self.kinematics.frames(frame_type, q)
+        quaternions = rotation_to_quaternion(frames[:, :3, :3]) if len(frames) else []
+        poses = []
+        for frame, quaternion in zip(frames, quaternions):
+            pose = PoseStamped()
+            pose.header.frame_id = self.frame_id
+            pose.header.stamp = stamp
+            p = pose.pose.position
+            p.x, p.y, p.z = (float(v) for v in frame[:3, 3])
+            o = pose.pose.orientation
+            o.x, o.y, o.z, o.w = (float(v) for v in quaternion)
+            poses.append(pose)
+        response.success, response.message = True, ''
+        response.frame_type = frame_type
+        response.frame_indices = indices
+        response.poses = poses
+        response.positions = q.tolist()
+        return response
+
+    def jacobian(self, request, response, latest: Optional[np.ndarray]):
+        """Fill a GetJacobian response (see GetJacobian.srv for the layout)."""
+        try:
+            q = self._positions(request, latest)
+            frame_type, (index,) = self._frames(request, allow_all=False)
+        except QueryError as exc:
+            response.success, response.message = False, str(exc)
+            return response
+        jacobian = self.kinematics.frame_jacobian(frame_type, index, q)
+        response.success, response.message = True, ''
+        response.frame_type = frame_type
+        response.frame_index = index
+        response.rows, response.cols = jacobian.shape
+        response.data = np.ascontiguousarray(jacobian).ravel().tolist()
+        response.frame_id = self.frame_id
+        response.joint_names = self.joint_names
+        response.positions = q.tolist()
+        return response
+
