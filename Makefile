@@ -25,7 +25,7 @@ endif
 export ROS_DOMAIN_ID
 export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
-.PHONY: env test demo clean
+.PHONY: env test demo bench clean
 
 env: $(ENV_STAMP)
 
@@ -39,6 +39,16 @@ test: env
 
 demo: env
 	$(PY) -m hrdf_ros.demo
+
+# Kinematics benchmark against hebi-py and Pinocchio (not part of the tests). Pinocchio
+# is installed only here: it is large and only the benchmark uses it.
+BENCH_STAMP := $(VENV)/.hrdf-stamps/bench.stamp
+$(BENCH_STAMP): $(ENV_STAMP) benchmarks/requirements.txt
+	cd benchmarks && ../$(PY) -m pip install -q -r requirements.txt
+	@touch $@
+
+bench: $(BENCH_STAMP)
+	$(PY) benchmarks/kinematics_benchmark.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build

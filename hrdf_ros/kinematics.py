@@ -18,7 +18,8 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from .model import RobotModel
-from .serial_chain import SerialChain, chain_to
+from .serial_chain import (CHUNK, ROTATION_COLUMNS, SerialChain, chain_to,
+                           motion_basis)
 
 FRAME_TYPES = ('input', 'output', 'com', 'end_effector')
 
@@ -125,6 +126,36 @@ class Kinematics:
         self._chains: Dict[Tuple[str, int], SerialChain] = {}
         self._dof_steps = sorted((st for st in self._steps if st.dof >= 0),
                                  key=lambda st: st.dof)
+        self._inverse_gear = np.ones((self.dof_count, 1))
+        for st in self._dof_steps:
+            self._inverse_gear[st.dof] = 1.0 / st.gear_ratio
+        # One configuration: every output transform F M(q) = a P + b Q + R (as in
+        # serial_chain); rigid outputs have P = Q = 0 and R = F.
+        slots = self.output_count
+        self._output_basis = np.zeros((slots, 3, 16))
+        self._output_dofs = np.zeros(slots, dtype=int)
+        self._output_scale = np.zeros(slots)
+        self._output_prismatic = np.zeros(slots, dtype=bool)
+        for st in self._steps:
+            for k, slot in enumerate(st.output_slots):
+                fixed = st.outputs[k]
+                if st.dof < 0:
+                    self._output_basis[slot, 2] = fixed.ravel()
+                    continue
+                self._output_basis[slot] = [(fixed @ b).ravel() for b in motion_basis(st.axis)]
+                self._output_dofs[slot] = st.dof
+                self._output_scale[slot] = 1.0 / st.gear_ratio
+                self._output_prismatic[slot] = st.axis[0] == 't'
+        self._output_prismatic_any = bool(self._output_prismatic.any())
+        self._output_coefficients = np.ones((slots, 1, 3))
+        # Jacobians: per degree of freedom, its motion frame (first output), axis column
+        # and kind.
+        self._joint_slots = [st.output_slots[0] for st in self._dof_steps]
+        self._joint_index = np.arange(self.dof_count)
+        self._joint_axis_columns = np.array(['xyz'.index(st.axis[1]) for st in self._dof_steps],
+                                            dtype=int)
+        self._joint_prismatic = np.array([st.axis[0] == 't' for st in self._dof_steps],
+                                         dtype=bool)
 
     def _positions(self, positions) -> Tuple[np.ndarray, bool]:
         q = np.asarray(positions, dtype=float)
@@ -215,31 +246,93 @@ class Kinematics:
             ValueError: on a wrong shape or non-finite positions.
         """
         q, single = self._positions(positions)
-        n = q.shape[0]
-        base = np.broadcast_to(self.base_frame, (n, 4, 4))
-        inputs = np.empty((n, len(self._steps), 4, 4))
-        outputs = np.empty((n, self.output_count, 4, 4))
-        coms = []
-        for index, step in enumerate(self._steps):
-            frame = base if step.parent_slot < 0 else outputs[:, step.parent_slot]
-            inputs[:, index] = frame
-            if step.com is not None:
-                coms.append(frame @ step.com)
-            fixed = frame[:, None] @ step.outputs  # (n, k, 4, 4)
-            if step.dof >= 0:
-                motion = motion_transforms(step.axis, q[:, step.dof] / step.gear_ratio)
-                fixed = fixed @ motion[:, None]
-            outputs[:, step.output_slots] = fixed
-        com = np.stack(coms, axis=1) if coms else np.empty((n, 0, 4, 4))
-        result = {
-            'input': inputs,
-            'output': outputs,
-            'com': com,
-            'end_effector': outputs[:, self._end_effector_slots],
-        }
+        return self._forward(q, single, FRAME_TYPES)
+
+    def _forward(self, q: np.ndarray, single: bool, types) -> Dict[str, np.ndarray]:
         if single:
-            result = {k: v[0] for k, v in result.items()}
-        return result
+            result = self._forward_single(q[0])
+            return {t: result[t] for t in types}
+        result = {t: np.empty((q.shape[0], self.model.frame_count(t), 4, 4))
+                  for t in types if t != 'end_effector'}
+        if 'end_effector' in types and 'output' not in result:
+            result['output'] = np.empty((q.shape[0], self.output_count, 4, 4))
+        for value in result.values():
+            value[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
+        for start in range(0, q.shape[0], CHUNK):
+            stop = min(start + CHUNK, q.shape[0])
+            self._forward_chunk(q[start:stop], {t: v[start:stop] for t, v in result.items()})
+        if 'end_effector' in types:
+            result['end_effector'] = result['output'][:, self._end_effector_slots]
+        return {t: result[t] for t in types}
+
+    def _forward_single(self, q: np.ndarray) -> Dict[str, np.ndarray]:
+        """Every frame for one configuration: one batched product builds every moving
+        output transform, then one small ``ndarray.dot`` per frame."""
+        theta = q[self._output_dofs] * self._output_scale
+        coefficients = self._output_coefficients.copy()
+        np.cos(theta, out=coefficients[:, 0, 0])
+        np.sin(theta, out=coefficients[:, 0, 1])
+        if self._output_prismatic_any:
+            coefficients[self._output_prismatic, 0, 0] = theta[self._output_prismatic]
+            coefficients[self._output_prismatic, 0, 1] = 0.0
+        factors = np.matmul(coefficients, self._output_basis).reshape(-1, 4, 4)
+        inputs = np.empty((len(self._steps), 4, 4))
+        outputs = np.empty((self.output_count, 4, 4))
+        coms = np.empty((len(self._com_elements), 4, 4))
+        c = 0
+        for index, step in enumerate(self._steps):
+            frame = self.base_frame if step.parent_slot < 0 else outputs[step.parent_slot]
+            inputs[index] = frame
+            if step.com is not None:
+                frame.dot(step.com, out=coms[c])
+                c += 1
+            for slot in step.output_slots:
+                frame.dot(factors[slot], out=outputs[slot])
+        return {'input': inputs, 'output': outputs, 'com': coms,
+                'end_effector': outputs[self._end_effector_slots]}
+
+    def _forward_chunk(self, q: np.ndarray, result: Dict[str, np.ndarray]) -> None:
+        """Frames of a chunk q (n, dof) into ``result`` (views of shape (n, k, 4, 4)).
+
+        Layout as in :mod:`hrdf_ros.serial_chain`: each frame's top 3 x 4 block is kept
+        as (3, 4, n), entry rows contiguous; a constant transform F right-multiplies as
+        ``F^T @ x`` and a joint motion mixes two columns element-wise.
+        """
+        n = q.shape[0]
+        theta = q.T * self._inverse_gear                          # (dof, n)
+        cos, sin = np.cos(theta), np.sin(theta)
+        outputs = np.empty((self.output_count, 3, 4, n))
+        inputs = np.empty((len(self._steps), 3, 4, n)) if 'input' in result else None
+        coms = np.empty((len(self._com_elements), 3, 4, n)) if 'com' in result else None
+        base = np.broadcast_to(self.base_frame[:3, :, None], (3, 4, n))
+        c = 0
+        for index, step in enumerate(self._steps):
+            x = base if step.parent_slot < 0 else outputs[step.parent_slot]
+            if inputs is not None:
+                inputs[index] = x
+            if step.com is not None:
+                if coms is not None:
+                    np.matmul(step.com.T, x, out=coms[c])
+                c += 1
+            for k, slot in enumerate(step.output_slots):
+                y = outputs[slot]
+                np.matmul(step.outputs[k].T, x, out=y)
+                if step.dof < 0:
+                    continue
+                if step.axis[0] == 't':
+                    y[:, 3] += y[:, 'xyz'.index(step.axis[1])] * theta[step.dof]
+                    continue
+                i, j = ROTATION_COLUMNS[step.axis]
+                ck, sk = cos[step.dof], sin[step.dof]
+                yi, yj = y[:, i], y[:, j]
+                mixed = yi * ck
+                mixed += yj * sk
+                yj *= ck
+                yj -= yi * sk
+                yi[...] = mixed
+        for frame_type, buffer in (('input', inputs), ('output', outputs), ('com', coms)):
+            if buffer is not None and frame_type in result:
+                result[frame_type][:, :, :3, :] = buffer.transpose(3, 0, 1, 2)
 
     def dof_transforms(self, positions) -> np.ndarray:
         """Each degree of freedom's output relative to its element's input frame.
@@ -269,7 +362,8 @@ class Kinematics:
         Column k maps joint velocity k (rad/s, or m/s for prismatic) to the frame's twist:
         rows [vx vy vz wx wy wz], the linear velocity of the frame origin (m/s) and the
         angular velocity (rad/s), both expressed in the reference frame. ``gear_ratio``
-        scales a column by 1 / ratio.
+        scales a column by 1 / ratio. Column k is zero for frames that joint k does not
+        move (frames not downstream of it).
 
         Args:
             frame_type: ``input``, ``output``, ``com`` or ``end_effector``.
@@ -283,29 +377,42 @@ class Kinematics:
         """
         _check_frame_type(frame_type)
         q, single = self._positions(positions)
-        fk = self.forward_kinematics(q)
-        frames = fk[frame_type]                                   # (N, n, 4, 4)
-        outputs = fk['output']
-        n = q.shape[0]
-        columns = np.zeros((n, self.dof_count, frames.shape[1], 6))  # (N, dof, n, 6)
-        moved = self._moved[frame_type]                          # (n_frames, dof)
-        points = frames[:, :, :3, 3]                             # (N, n, 3)
-        for step in self._dof_steps:
-            k = step.dof
-            rows = moved[:, k]
-            if not rows.any():
-                continue
-            joint = outputs[:, step.output_slots[0]]              # (N, 4, 4), motion frame
-            axis = joint[:, :3, 'xyz'.index(step.axis[1])] / step.gear_ratio  # (N, 3)
-            column = columns[:, k]                               # (N, n, 6) view
-            if step.axis[0] == 'r':
-                lever = points[:, rows] - joint[:, None, :3, 3]  # (N, m, 3)
-                column[:, rows, :3] = np.cross(axis[:, None, :], lever)
-                column[:, rows, 3:] = axis[:, None, :]
-            else:
-                column[:, rows, :3] = axis[:, None, :]
-        out = np.ascontiguousarray(columns.transpose(0, 2, 3, 1))  # (N, n, 6, dof)
+        count = self.model.frame_count(frame_type)
+        out = np.zeros((q.shape[0], count, 6, self.dof_count))
+        if self.dof_count and count:
+            # about 2**17 frame-joint pairs per chunk (~20 MB of temporaries)
+            step = max(1, 2 ** 17 // (count * self.dof_count))
+            for start in range(0, q.shape[0], step):
+                stop = min(start + step, q.shape[0])
+                self._jacobians_chunk(frame_type, q[start:stop], single, out[start:stop])
         return out[0] if single else out
+
+    def _jacobians_chunk(self, frame_type: str, q: np.ndarray, single: bool,
+                         out: np.ndarray) -> None:
+        """Jacobians of every frame and joint at once: frames (n, f), joints (n, d)."""
+        types = ('output',) if frame_type == 'output' else (frame_type, 'output')
+        fk = self._forward(q[0:1] if single else q, single, types)
+        frames, outputs = fk[frame_type], fk['output']
+        if single:
+            frames, outputs = frames[None], outputs[None]
+        joints = outputs[:, self._joint_slots]                        # (n, d, 4, 4)
+        axes = joints.swapaxes(2, 3)[:, self._joint_index, self._joint_axis_columns, :3]
+        axes = axes * self._inverse_gear[:, 0, None]                  # (n, d, 3)
+        # z_k x (p_f - o_k) = [z_k]x p_f - z_k x o_k: one batched product for all pairs.
+        skew = np.zeros(axes.shape + (3,))                            # (n, d, 3, 3)
+        skew[..., 0, 1], skew[..., 0, 2] = -axes[..., 2], axes[..., 1]
+        skew[..., 1, 0], skew[..., 1, 2] = axes[..., 2], -axes[..., 0]
+        skew[..., 2, 0], skew[..., 2, 1] = -axes[..., 1], axes[..., 0]
+        points = frames[:, :, :3, 3].swapaxes(1, 2)[:, None]         # (n, 1, 3, f)
+        linear = skew @ points                                        # (n, d, 3, f)
+        linear -= (skew @ joints[:, :, :3, 3, None])                  # z_k x o_k
+        moved = self._moved[frame_type].T                             # (d, f)
+        if self._joint_prismatic.any():
+            linear[:, self._joint_prismatic] = axes[:, self._joint_prismatic, :, None]
+        linear *= moved[None, :, None, :]
+        angular = axes[..., None] * (moved & ~self._joint_prismatic[:, None])[None, :, None, :]
+        out[:, :, :3, :] = linear.transpose(0, 3, 2, 1)
+        out[:, :, 3:, :] = angular.transpose(0, 3, 2, 1)
 
     def end_effector_jacobian(self, positions, index: int = 0) -> np.ndarray:
         """Jacobian of an end-effector frame (the first by default): (6, dof) or
@@ -324,7 +431,8 @@ class Kinematics:
             ValueError: on an unknown frame type, wrong shape or non-finite positions.
         """
         _check_frame_type(frame_type)
-        return self.forward_kinematics(positions)[frame_type]
+        q, single = self._positions(positions)
+        return self._forward(q, single, (frame_type,))[frame_type]
 
     def end_effector(self, positions, index: int = 0) -> np.ndarray:
         """An end-effector frame (the first by default): (4, 4) or (N, 4, 4), in the

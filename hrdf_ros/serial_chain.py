@@ -41,16 +41,16 @@ CHUNK = 8192
 
 # (column mixed into, column mixed from) of a rotation about each axis: right-multiplying
 # by R_axis(theta) gives col_i' = c col_i + s col_j and col_j' = c col_j - s col_i.
-_ROTATION_COLUMNS = {'rx': (1, 2), 'ry': (2, 0), 'rz': (0, 1)}
+ROTATION_COLUMNS = {'rx': (1, 2), 'ry': (2, 0), 'rz': (0, 1)}
 
 
-def _motion_basis(axis: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def motion_basis(axis: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(E, S, G) with M(theta) = a E + b S + G; (a, b) = (cos, sin) or (d, 0)."""
     if axis[0] == 't':
         e = np.zeros((4, 4))
         e['xyz'.index(axis[1]), 3] = 1.0
         return e, np.zeros((4, 4)), np.eye(4)
-    i, j = _ROTATION_COLUMNS[axis]
+    i, j = ROTATION_COLUMNS[axis]
     e, s, g = np.zeros((4, 4)), np.zeros((4, 4)), np.eye(4)
     e[i, i] = e[j, j] = 1.0
     g[i, i] = g[j, j] = 0.0
@@ -98,7 +98,7 @@ class SerialChain:
         self._basis = np.empty((m, 3, 16))
         for k, (axis, _, _) in enumerate(self.motions):
             f = self.fixed[k]
-            self._basis[k] = [(f @ b).ravel() for b in _motion_basis(axis)]
+            self._basis[k] = [(f @ b).ravel() for b in motion_basis(axis)]
         # For the Jacobian, one more (constant) factor: the tail F_m.
         self._basis_jacobian = np.concatenate(
             (self._basis, [[np.zeros(16), np.zeros(16), self.fixed[m].ravel()]]))
@@ -196,7 +196,7 @@ class SerialChain:
                 np.multiply(x[:, self._axis_columns[k]], theta[k], out=w.tmp1)
                 x[:, 3] += w.tmp1
             else:
-                i, j = _ROTATION_COLUMNS[axis]
+                i, j = ROTATION_COLUMNS[axis]
                 c, s = w.cos[k], w.sin[k]
                 xi, xj = x[:, i], x[:, j]
                 np.multiply(xi, c, out=w.tmp1)
