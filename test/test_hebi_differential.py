@@ -1,6 +1,6 @@
 """Differential tests against HEBI's own library (hebi-py 2.16.1, the test oracle).
 
-Every kit: every input, output, COM and end-effector frame at 50 random configurations,
+Every kit: every input, output, COM and end-effector frame at 100 random configurations,
 plus masses and degrees of freedom. Every catalogue type: a one-element robot at random
 positions. Offsets/overrides and formula attributes on random values.
 """
@@ -15,7 +15,7 @@ from conftest import HEBI_FRAME_TYPES, KITS, hebi_frames, kit_id
 TOLERANCE = 1e-9
 
 
-def assert_same_model(ours, theirs, rng, configurations=50):
+def assert_same_model(ours, theirs, rng, configurations=100):
     assert ours.dof_count == theirs.dof_count
     np.testing.assert_allclose(ours.masses, theirs.masses, rtol=0, atol=1e-12)
     for frame_type in HEBI_FRAME_TYPES:
