@@ -18,8 +18,8 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from .model import RobotModel
-from .serial_chain import (CHUNK, ROTATION_COLUMNS, SerialChain, chain_to,
-                           motion_basis)
+from .serial_chain import (CHUNK, SerialChain, apply_motion, chain_to, factor_basis,
+                           motion_factors)
 
 FRAME_TYPES = ('input', 'output', 'com', 'end_effector')
 
@@ -69,8 +69,11 @@ class _Step:
 class Kinematics:
     """Precompiled forward kinematics of one robot model.
 
-    Build once per model (``Kinematics(model)``); each call is then a loop over the
-    elements with numpy work vectorised across the batch.
+    Build once per model (``Kinematics(model)``). Every-frame methods
+    (:meth:`forward_kinematics`, :meth:`frames`, :meth:`jacobians`) loop over the
+    elements once, vectorised across the batch; one-frame methods (:meth:`frame`,
+    :meth:`frame_jacobian`, :meth:`end_effector`, :meth:`end_effector_jacobian`) use
+    that frame's :class:`~hrdf_ros.serial_chain.SerialChain`, built on first use.
     """
 
     def __init__(self, model: RobotModel):
@@ -138,11 +141,9 @@ class Kinematics:
         self._output_prismatic = np.zeros(slots, dtype=bool)
         for st in self._steps:
             for k, slot in enumerate(st.output_slots):
-                fixed = st.outputs[k]
+                self._output_basis[slot] = factor_basis(st.outputs[k], st.axis or None)
                 if st.dof < 0:
-                    self._output_basis[slot, 2] = fixed.ravel()
                     continue
-                self._output_basis[slot] = [(fixed @ b).ravel() for b in motion_basis(st.axis)]
                 self._output_dofs[slot] = st.dof
                 self._output_scale[slot] = 1.0 / st.gear_ratio
                 self._output_prismatic[slot] = st.axis[0] == 't'
@@ -269,13 +270,9 @@ class Kinematics:
         """Every frame for one configuration: one batched product builds every moving
         output transform, then one small ``ndarray.dot`` per frame."""
         theta = q[self._output_dofs] * self._output_scale
-        coefficients = self._output_coefficients.copy()
-        np.cos(theta, out=coefficients[:, 0, 0])
-        np.sin(theta, out=coefficients[:, 0, 1])
-        if self._output_prismatic_any:
-            coefficients[self._output_prismatic, 0, 0] = theta[self._output_prismatic]
-            coefficients[self._output_prismatic, 0, 1] = 0.0
-        factors = np.matmul(coefficients, self._output_basis).reshape(-1, 4, 4)
+        factors = motion_factors(theta, self._output_prismatic if self._output_prismatic_any
+                                 else None, self._output_coefficients.copy(),
+                                 self._output_basis)
         inputs = np.empty((len(self._steps), 4, 4))
         outputs = np.empty((self.output_count, 4, 4))
         coms = np.empty((len(self._com_elements), 4, 4))
@@ -305,6 +302,7 @@ class Kinematics:
         inputs = np.empty((len(self._steps), 3, 4, n)) if 'input' in result else None
         coms = np.empty((len(self._com_elements), 3, 4, n)) if 'com' in result else None
         base = np.broadcast_to(self.base_frame[:3, :, None], (3, 4, n))
+        tmp1, tmp2 = np.empty((3, n)), np.empty((3, n))
         c = 0
         for index, step in enumerate(self._steps):
             x = base if step.parent_slot < 0 else outputs[step.parent_slot]
@@ -317,19 +315,9 @@ class Kinematics:
             for k, slot in enumerate(step.output_slots):
                 y = outputs[slot]
                 np.matmul(step.outputs[k].T, x, out=y)
-                if step.dof < 0:
-                    continue
-                if step.axis[0] == 't':
-                    y[:, 3] += y[:, 'xyz'.index(step.axis[1])] * theta[step.dof]
-                    continue
-                i, j = ROTATION_COLUMNS[step.axis]
-                ck, sk = cos[step.dof], sin[step.dof]
-                yi, yj = y[:, i], y[:, j]
-                mixed = yi * ck
-                mixed += yj * sk
-                yj *= ck
-                yj -= yi * sk
-                yi[...] = mixed
+                if step.dof >= 0:
+                    apply_motion(y, step.axis, theta[step.dof], cos[step.dof],
+                                 sin[step.dof], tmp1, tmp2)
         for frame_type, buffer in (('input', inputs), ('output', outputs), ('com', coms)):
             if buffer is not None and frame_type in result:
                 result[frame_type][:, :, :3, :] = buffer.transpose(3, 0, 1, 2)

@@ -29,7 +29,7 @@ the reference frame, Jacobian rows [vx vy vz wx wy wz] in the reference frame.
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -56,6 +56,65 @@ def motion_basis(axis: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     g[i, i] = g[j, j] = 0.0
     s[i, j], s[j, i] = -1.0, 1.0
     return e, s, g
+
+
+def factor_basis(fixed: np.ndarray, axis: Optional[str]) -> np.ndarray:
+    """(3, 16) rows P, Q, R (flattened 4 x 4) with F M(theta) = a P + b Q + R.
+
+    ``(a, b)`` is ``(cos theta, sin theta)`` for a rotation and ``(d, 0)`` for a
+    translation; ``axis=None`` is a constant factor (P = Q = 0, R = F).
+    """
+    if axis is None:
+        return np.stack([np.zeros(16), np.zeros(16), np.asarray(fixed, float).ravel()])
+    return np.stack([(fixed @ b).ravel() for b in motion_basis(axis)])
+
+
+def motion_factors(theta: np.ndarray, prismatic: Optional[np.ndarray],
+                   coefficients: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """(k, 4, 4) factors ``a P + b Q + R`` for one configuration, in one batched product.
+
+    Args:
+        theta: (m,) joint motions (rad or m), m <= k; rows past m are constant factors.
+        prismatic: (m,) bool mask of translations, or None when there are none.
+        coefficients: (k, 1, 3) scratch whose last column is 1 (overwritten).
+        basis: (k, 3, 16) from :func:`factor_basis`.
+    """
+    m = len(theta)
+    np.cos(theta, out=coefficients[:m, 0, 0])
+    np.sin(theta, out=coefficients[:m, 0, 1])
+    if prismatic is not None:
+        coefficients[:m][prismatic, 0, 0] = theta[prismatic]
+        coefficients[:m][prismatic, 0, 1] = 0.0
+    return np.matmul(coefficients, basis).reshape(-1, 4, 4)
+
+
+def apply_motion(x: np.ndarray, axis: str, theta: np.ndarray, cos: np.ndarray,
+                 sin: np.ndarray, tmp1: Optional[np.ndarray] = None,
+                 tmp2: Optional[np.ndarray] = None) -> None:
+    """Right-multiply frames in row layout by a joint motion, in place.
+
+    Args:
+        x: (3, 4, n) top rows of n frames, entry (r, c) one contiguous row.
+        axis: ``rx ry rz tx ty tz``.
+        theta, cos, sin: (n,) motion values (rad or m) and, for rotations, their cosine
+            and sine.
+        tmp1, tmp2: optional (3, n) scratch arrays (allocated when None).
+    """
+    if tmp1 is None:
+        tmp1, tmp2 = np.empty(x.shape[:1] + x.shape[2:]), np.empty(x.shape[:1] + x.shape[2:])
+    if axis[0] == 't':
+        np.multiply(x[:, 'xyz'.index(axis[1])], theta, out=tmp1)
+        x[:, 3] += tmp1
+        return
+    i, j = ROTATION_COLUMNS[axis]
+    xi, xj = x[:, i], x[:, j]
+    np.multiply(xi, cos, out=tmp1)
+    np.multiply(xj, sin, out=tmp2)
+    tmp1 += tmp2
+    np.multiply(xi, sin, out=tmp2)
+    xj *= cos
+    xj -= tmp2
+    xi[...] = tmp1
 
 
 class SerialChain:
@@ -97,11 +156,10 @@ class SerialChain:
         # all factors are one batched product of (a, b, 1) with it.
         self._basis = np.empty((m, 3, 16))
         for k, (axis, _, _) in enumerate(self.motions):
-            f = self.fixed[k]
-            self._basis[k] = [(f @ b).ravel() for b in motion_basis(axis)]
+            self._basis[k] = factor_basis(self.fixed[k], axis)
         # For the Jacobian, one more (constant) factor: the tail F_m.
         self._basis_jacobian = np.concatenate(
-            (self._basis, [[np.zeros(16), np.zeros(16), self.fixed[m].ravel()]]))
+            (self._basis, factor_basis(self.fixed[m], None)[None]))
         self._coefficients = np.ones((m + 1, 1, 3))
         # For FK alone, the last constant factor is folded into the last motion factor.
         self._basis_fk = self._basis.copy()
@@ -121,14 +179,8 @@ class SerialChain:
         theta = q if self._all_dofs_in_order else q[self._dofs]
         if self._geared:
             theta = theta * self._inverse_gear
-        coefficients = self._coefficients[:len(basis)].copy()
-        m = len(theta)
-        np.cos(theta, out=coefficients[:m, 0, 0])
-        np.sin(theta, out=coefficients[:m, 0, 1])
-        if self._any_prismatic:
-            coefficients[:m][self._prismatic, 0, 0] = theta[self._prismatic]
-            coefficients[:m][self._prismatic, 0, 1] = 0.0
-        return np.matmul(coefficients, basis).reshape(-1, 4, 4)
+        return motion_factors(theta, self._prismatic if self._any_prismatic else None,
+                              self._coefficients[:len(basis)].copy(), basis)
 
     def transform(self, q: np.ndarray) -> np.ndarray:
         """(4, 4) transform of the frame for one configuration q, shape (dof,)."""
@@ -192,20 +244,7 @@ class SerialChain:
         x, spare = w.x, w.spare
         x[...] = self.fixed[0][:3, :, None]
         for k, (axis, _, _) in enumerate(self.motions):
-            if axis[0] == 't':
-                np.multiply(x[:, self._axis_columns[k]], theta[k], out=w.tmp1)
-                x[:, 3] += w.tmp1
-            else:
-                i, j = ROTATION_COLUMNS[axis]
-                c, s = w.cos[k], w.sin[k]
-                xi, xj = x[:, i], x[:, j]
-                np.multiply(xi, c, out=w.tmp1)
-                np.multiply(xj, s, out=w.tmp2)
-                w.tmp1 += w.tmp2
-                np.multiply(xi, s, out=w.tmp2)
-                xj *= c
-                xj -= w.tmp2
-                xi[...] = w.tmp1
+            apply_motion(x, axis, theta[k], w.cos[k], w.sin[k], w.tmp1, w.tmp2)
             if jacobian:
                 w.columns[3:, k] = x[:, self._axis_columns[k]]
                 w.lever[:, k] = x[:, 3]
