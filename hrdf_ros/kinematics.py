@@ -30,31 +30,6 @@ def _check_frame_type(frame_type: str) -> None:
                          + ', '.join(FRAME_TYPES))
 
 
-def motion_transforms(axis: str, values: np.ndarray) -> np.ndarray:
-    """Transforms of a joint motion about/along a principal axis.
-
-    Args:
-        axis: one of ``rx ry rz tx ty tz``.
-        values: (N,) angles in rad (r*) or displacements in m (t*).
-
-    Returns:
-        (N, 4, 4) homogeneous transforms.
-    """
-    n = values.shape[0]
-    out = np.zeros((n, 4, 4))
-    out[:, 0, 0] = out[:, 1, 1] = out[:, 2, 2] = out[:, 3, 3] = 1.0
-    if axis[0] == 't':
-        out[:, 'xyz'.index(axis[1]), 3] = values
-        return out
-    c, s = np.cos(values), np.sin(values)
-    i, j = {'rx': (1, 2), 'ry': (2, 0), 'rz': (0, 1)}[axis]
-    out[:, i, i] = c
-    out[:, j, j] = c
-    out[:, i, j] = -s
-    out[:, j, i] = s
-    return out
-
-
 @dataclass
 class _Step:
     parent_slot: int        # output-frame slot the element mounts on (-1: base)
@@ -157,6 +132,8 @@ class Kinematics:
                                             dtype=int)
         self._joint_prismatic = np.array([st.axis[0] == 't' for st in self._dof_steps],
                                          dtype=bool)
+        self._joint_basis = self._output_basis[self._joint_slots].reshape(-1, 3, 16)
+        self._joint_coefficients = np.ones((self.dof_count, 1, 3))
 
     def _positions(self, positions) -> Tuple[np.ndarray, bool]:
         q = np.asarray(positions, dtype=float)
@@ -338,11 +315,18 @@ class Kinematics:
             ValueError: on a wrong shape or non-finite positions.
         """
         q, single = self._positions(positions)
-        out = np.empty((q.shape[0], self.dof_count, 4, 4))
-        for step in self._dof_steps:
-            motion = motion_transforms(step.axis, q[:, step.dof] / step.gear_ratio)
-            out[:, step.dof] = step.outputs[0] @ motion
-        return out[0] if single else out
+        prismatic = self._joint_prismatic if self._joint_prismatic.any() else None
+        theta = q * self._inverse_gear[:, 0]                          # (N, dof)
+        if single:
+            return motion_factors(theta[0], prismatic, self._joint_coefficients.copy(),
+                                  self._joint_basis)
+        coefficients = np.ones(theta.shape + (1, 3))
+        coefficients[..., 0, 0] = np.cos(theta)
+        coefficients[..., 0, 1] = np.sin(theta)
+        if prismatic is not None:
+            coefficients[:, prismatic, 0, 0] = theta[:, prismatic]
+            coefficients[:, prismatic, 0, 1] = 0.0
+        return np.matmul(coefficients, self._joint_basis).reshape(-1, self.dof_count, 4, 4)
 
     def jacobians(self, frame_type: str, positions) -> np.ndarray:
         """Geometric Jacobians of every frame of a type (HEBI's convention).

@@ -3,8 +3,11 @@
 Behaves like robot_state_publisher, but reads an HRDF file and computes every transform
 with hrdf_ros's own kinematics (:class:`hrdf_ros.Kinematics`).
 
-Parameters:
-    hrdf_file (string, required): path of the HRDF file.
+Parameters (all read-only after start except ``hrdf_file``):
+    hrdf_file (string, required): path of the HRDF file. Setting it at run time reloads:
+        the new file is validated and prepared completely; on success
+        robot_description, /tf_static and the kinematics switch over together, on
+        failure the set is rejected with the errors and the running model is kept.
     robot_name (string): URDF robot name; default: the file name without extension.
     frame_prefix (string): prepended to every TF frame id (e.g. ``left/``); the URDF is
         unchanged, as with robot_state_publisher.
@@ -13,14 +16,19 @@ Parameters:
         ``joint_states``.
     joint_prefix (string, default ``J``): generated joint names are ``J1, J2, ...``.
     joint_names (string array): explicit joint names, in HEBI joint order.
-    robot_description (string, read-only): the generated URDF.
+    missing_joints (string, ``last`` or ``zero``, default ``last``): the position of a
+        joint absent from a joint_states message.
+    ignore_timestamp (bool, default false): accept joint_states whose stamp is older
+        than the newest accepted one (by default they are dropped as out of order).
+    robot_description (string, generated): the URDF; only the node sets it.
 
 Topics:
     robot_description (std_msgs/String, reliable, transient local, depth 1): the URDF.
     joint_states (sensor_msgs/JointState, subscribed): positions by joint name (rad, m).
     /tf (tf2_msgs/TFMessage, reliable, depth 100): moving joints, stamped with the
         joint_states stamp (or now, when that stamp is zero).
-    /tf_static (tf2_msgs/TFMessage, reliable, transient local): fixed joints, once.
+    /tf_static (tf2_msgs/TFMessage, reliable, transient local): fixed joints, once per
+        model.
 
 Services (hrdf_ros_interfaces/srv, in the node's private namespace):
     ~/get_model_status (GetModelStatus): the loaded model: file, name, DoF, joint names,
@@ -30,16 +38,18 @@ Services (hrdf_ros_interfaces/srv, in the node's private namespace):
         the latest joint_states.
     ~/get_jacobian (GetJacobian): the 6 x dof geometric Jacobian of one frame, rows
         [vx vy vz wx wy wz] in the reference frame, row major.
+    ~/load_hrdf (LoadHrdf): replace the model with an HRDF file or text (as a reload).
 Bad requests get ``success = False`` and a message, never an exception.
 
-A joint absent from a message keeps its last position (0 until first received).
-Messages whose name and position arrays differ in length, or that carry non-finite
-positions, are dropped with a throttled warning.
+joint_states hygiene (:mod:`hrdf_ros.ros.joint_input`): empty messages, mismatched
+name/position lengths, duplicate or non-finite positions and (unless
+``ignore_timestamp``) out-of-order stamps are dropped with a throttled warning; unknown
+joint names are skipped and reported once each. Every 10 s, a summary of what was
+rejected is logged.
 """
 from __future__ import annotations
 
 import math
-import os
 import signal
 import sys
 import threading
@@ -47,9 +57,10 @@ from typing import List, Optional
 
 import numpy as np
 import rclpy
-from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
@@ -57,13 +68,11 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from hrdf_ros_interfaces.msg import HrdfDiagnostic
-from hrdf_ros_interfaces.srv import GetForwardKinematics, GetJacobian, GetModelStatus
+from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModelStatus,
+                                     LoadHrdf)
 
-from ..diagnostics import HrdfError
-from ..frames import build_frame_tree, joint_origin
-from ..kinematics import Kinematics
-from ..parser import load
-from ..urdf import to_urdf
+from .joint_input import MISSING_JOINT_POLICIES, JointInput
+from .loaded_robot import LoadedRobot, LoadError, Naming, load_robot
 from .services import KinematicsQueries
 from .tf_messages import to_transform_msgs
 
@@ -71,6 +80,8 @@ LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 WARN_PERIOD_S = 5.0
+SUMMARY_PERIOD_S = 10.0
+READ_ONLY = ParameterDescriptor(read_only=True)
 
 
 class StartupError(Exception):
@@ -88,84 +99,220 @@ class HrdfStatePublisher(Node):
     def __init__(self, **kwargs):
         super().__init__('hrdf_ros_node', **kwargs)
         path = self.declare_parameter('hrdf_file', '').value
-        frame_prefix = self.declare_parameter('frame_prefix', '').value
-        frequency = float(self.declare_parameter('publish_frequency', 20.0).value)
-        robot_name = self.declare_parameter('robot_name', '').value
-        joint_prefix = self.declare_parameter('joint_prefix', 'J').value
-        joint_names = self.declare_parameter(
-            'joint_names', [''], ParameterDescriptor(description='joint names, HEBI order')
-        ).value
-        joint_names = [n for n in (joint_names or []) if n]
+        frequency = float(self.declare_parameter('publish_frequency', 20.0, READ_ONLY).value)
+        names = self.declare_parameter(
+            'joint_names', [''], ParameterDescriptor(description='joint names, HEBI order',
+                                                     read_only=True)).value
+        self.naming = Naming(
+            robot_name=self.declare_parameter('robot_name', '', READ_ONLY).value,
+            frame_prefix=self.declare_parameter('frame_prefix', '', READ_ONLY).value,
+            joint_prefix=self.declare_parameter('joint_prefix', 'J', READ_ONLY).value,
+            joint_names=tuple(n for n in (names or []) if n))
+        self.missing_joints = self.declare_parameter('missing_joints', 'last', READ_ONLY).value
+        self.ignore_timestamp = bool(
+            self.declare_parameter('ignore_timestamp', False, READ_ONLY).value)
         if not path:
             raise StartupError('parameter "hrdf_file" is required '
                                '(--ros-args -p hrdf_file:=/path/to/robot.hrdf)')
         if not math.isfinite(frequency) or frequency < 0.0:
             raise StartupError(f'publish_frequency must be >= 0 Hz, got {frequency}')
+        if self.missing_joints not in MISSING_JOINT_POLICIES:
+            raise StartupError(f'missing_joints must be one of '
+                               f'{", ".join(MISSING_JOINT_POLICIES)}, got '
+                               f'"{self.missing_joints}"')
         try:
-            model = load(path)
-        except HrdfError as exc:
+            robot = load_robot(self.naming, path=path)
+        except LoadError as exc:
             raise StartupError(str(exc)) from None
-        for warning in model.warnings:
-            self.get_logger().warning(str(warning))
-        try:
-            tree = build_frame_tree(model, joint_names, joint_prefix)
-        except ValueError as exc:
-            raise StartupError(str(exc)) from None
-        robot_name = robot_name or os.path.splitext(os.path.basename(path))[0]
-        self.model = model
-        self.tree = tree
-        self.kinematics = Kinematics(model)
-        self.urdf = to_urdf(model, robot_name, tree=tree)
-        self.declare_parameter('robot_description', self.urdf,
-                               ParameterDescriptor(read_only=True,
-                                                   description='URDF generated from the HRDF'))
-
-        def frame(link: str) -> str:
-            return frame_prefix + link
-
-        moving = [j for j in tree.joints if not j.is_fixed]
-        moving.sort(key=lambda j: j.dof)
-        self._moving_pairs = [(frame(j.parent), frame(j.child)) for j in moving]
-        fixed = [j for j in tree.joints if j.is_fixed]
-        self._fixed_pairs = [(frame(j.parent), frame(j.child)) for j in fixed]
-        self._fixed_transforms = np.array([joint_origin(model, j) for j in fixed]).reshape(
-            -1, 4, 4)
-        self._dof_index = {name: k for k, name in enumerate(tree.dof_names)}
-        self._positions = np.zeros(model.dof_count)
-        self._have_positions = False
-        self._warned_unknown: set = set()
-        self._rejected = 0
+        self.declare_parameter('robot_description', robot.urdf,
+                               ParameterDescriptor(description='URDF generated from the HRDF'))
+        self._setting_description = False
+        self._pending: Optional[LoadedRobot] = None
+        self._rejected_load: Optional[LoadError] = None
+        self._summary_reported = None
 
         self._description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
         self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
         self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
-        self._description_pub.publish(String(data=self.urdf))
-        self._publish_static()
+        self._switch_to(robot)
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.add_post_set_parameters_callback(self._on_parameters_set)
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
-        self.path, self.robot_name = path, robot_name
-        self.queries = KinematicsQueries(self.kinematics, tree.dof_names, frame(tree.links[0]))
         self.create_service(GetModelStatus, '~/get_model_status', self._on_model_status)
         self.create_service(GetForwardKinematics, '~/get_forward_kinematics',
                             self._on_forward_kinematics)
         self.create_service(GetJacobian, '~/get_jacobian', self._on_jacobian)
+        self.create_service(LoadHrdf, '~/load_hrdf', self._on_load_hrdf)
         if frequency > 0.0:
             self.create_timer(1.0 / frequency, self._on_timer)
+        self.create_timer(SUMMARY_PERIOD_S, self._log_rejected_summary)
+
+    # -- model switching ---------------------------------------------------------------
+
+    def _switch_to(self, robot: LoadedRobot) -> None:
+        """Make ``robot`` the running model: kinematics, joint state, URDF, static TF.
+
+        Positions of joints that keep their name carry over to the new model.
+        """
+        previous = getattr(self, 'robot', None)
+        joint_input = JointInput(robot.joint_names, self.missing_joints, self.ignore_timestamp)
+        if previous is not None and self.input.received:
+            old = dict(zip(previous.joint_names, self.input.positions))
+            joint_input.positions = np.array([old.get(n, 0.0) for n in robot.joint_names])
+            joint_input.received = True
+            joint_input.last_stamp_ns = self.input.last_stamp_ns
+            joint_input.rejected = self.input.rejected
+            joint_input.accepted = self.input.accepted
+        self.robot, self.input = robot, joint_input
+        self.queries = KinematicsQueries(robot.kinematics, robot.joint_names,
+                                         robot.base_frame_id)
+        self._stamp = None
+        if previous is not None:
+            self._setting_description = True
+            try:
+                self.set_parameters([Parameter('robot_description', value=robot.urdf)])
+            finally:
+                self._setting_description = False
+        self._description_pub.publish(String(data=robot.urdf))
+        self._publish_static()
+        if self.input.received:
+            self._publish_moving(self.get_clock().now().to_msg())
+        model = robot.model
         self.get_logger().info(
-            f'robot "{robot_name}" from {path}: {model.dof_count} DoF '
-            f'[{", ".join(tree.dof_names)}], {len(model.elements)} elements, '
-            f'{len(tree.links)} links, total mass {model.total_mass:.4f} kg')
+            f'robot "{robot.name}" from {robot.source}: {model.dof_count} DoF '
+            f'[{", ".join(robot.joint_names)}], {len(model.elements)} elements, '
+            f'{len(robot.tree.links)} links, frames: '
+            + ', '.join(f'{model.frame_count(t)} {t}'
+                        for t in ('input', 'output', 'com', 'end_effector'))
+            + f', total mass {model.total_mass:.4f} kg')
+        for warning in model.warnings:
+            self.get_logger().warning(str(warning))
+
+    def _on_set_parameters(self, parameters) -> SetParametersResult:
+        """Validate a parameter change; a new ``hrdf_file`` is loaded and prepared here
+        and switched to once the set succeeds."""
+        self._pending = None
+        for parameter in parameters:
+            if parameter.name == 'robot_description' and not self._setting_description:
+                return SetParametersResult(
+                    successful=False,
+                    reason='robot_description is generated from the HRDF; set hrdf_file')
+            if parameter.name == 'hrdf_file':
+                if parameter.type_ != Parameter.Type.STRING or not parameter.value:
+                    return SetParametersResult(successful=False,
+                                               reason='hrdf_file must be a non-empty path')
+                try:
+                    self._pending = load_robot(self.naming, path=parameter.value)
+                except LoadError as exc:
+                    self._report_load_failure(exc)
+                    self._rejected_load = exc
+                    return SetParametersResult(successful=False, reason=str(exc))
+        return SetParametersResult(successful=True)
+
+    def _on_parameters_set(self, parameters) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._switch_to(pending)
+
+    def _report_load_failure(self, exc: LoadError) -> None:
+        self.get_logger().error(f'HRDF not loaded, keeping robot "{self.robot.name}" from '
+                                f'{self.robot.source}:\n{exc}')
+
+    def _on_load_hrdf(self, request, response):
+        try:
+            if request.hrdf_path and not request.hrdf_text:
+                self._rejected_load = None
+                result = self.set_parameters([Parameter('hrdf_file', value=request.hrdf_path)])
+                if not result[0].successful:
+                    raise self._rejected_load or LoadError(result[0].reason)
+                robot = self.robot
+            else:
+                robot = load_robot(self.naming, text=request.hrdf_text,
+                                   base_directory=request.base_directory)
+                self._switch_to(robot)
+        except LoadError as exc:
+            if not request.hrdf_path or request.hrdf_text:
+                self._report_load_failure(exc)
+            response.success, response.message = False, str(exc).splitlines()[0]
+            response.errors = [diagnostic_msg(d) for d in exc.diagnostics
+                               if d.severity == 'error']
+            response.warnings = [diagnostic_msg(d) for d in exc.diagnostics
+                                 if d.severity == 'warning']
+            return response
+        response.success = True
+        response.message = (f'loaded robot "{robot.name}" from {robot.source}: '
+                            f'{robot.model.dof_count} DoF')
+        response.warnings = [diagnostic_msg(w) for w in robot.model.warnings]
+        return response
+
+    # -- joint_states and TF -----------------------------------------------------------
+
+    def _on_joint_states(self, msg: JointState):
+        stamp = msg.header.stamp
+        stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
+        unknown = self.input.new_unknown_names(msg.name)
+        if unknown:
+            self.get_logger().warning(
+                'joint_states: ignoring joints this robot does not have: '
+                + ', '.join(f'"{n}"' for n in unknown))
+        reason = self.input.update(msg.name, msg.position, stamp_ns)
+        if reason is not None:
+            if reason != 'no known joint':
+                total = sum(self.input.rejected.values())
+                self.get_logger().warning(f'joint_states dropped: {reason} ({total} so far)',
+                                          throttle_duration_sec=WARN_PERIOD_S)
+            return
+        if stamp_ns == 0:
+            stamp = self.get_clock().now().to_msg()
+        self._stamp = stamp
+        self._publish_moving(stamp)
+
+    def _log_rejected_summary(self):
+        counts = dict(self.input.rejected)
+        if counts == self._summary_reported:
+            return
+        previous = self._summary_reported or {}
+        delta = {k: v - previous.get(k, 0) for k, v in counts.items() if v > previous.get(k, 0)}
+        self._summary_reported = counts
+        if delta:
+            self.get_logger().info(
+                f'joint_states in the last {SUMMARY_PERIOD_S:.0f} s: rejected '
+                + ', '.join(f'{v} {k}' for k, v in sorted(delta.items()))
+                + f' ({self.input.accepted} accepted since start)')
+
+    def _on_timer(self):
+        if self.input.received:
+            self._publish_moving(self.get_clock().now().to_msg())
+
+    def _publish_static(self):
+        robot = self.robot
+        if not robot.fixed_pairs:
+            return
+        stamp = self.get_clock().now().to_msg()
+        msgs = to_transform_msgs(robot.fixed_transforms, robot.fixed_pairs, stamp)
+        self._tf_static_pub.publish(TFMessage(transforms=msgs))
+
+    def _publish_moving(self, stamp):
+        robot = self.robot
+        if not robot.moving_pairs:
+            return
+        transforms = robot.kinematics.dof_transforms(self.input.positions)
+        msgs = to_transform_msgs(transforms, robot.moving_pairs, stamp)
+        self._tf_pub.publish(TFMessage(transforms=msgs))
+
+    # -- services ----------------------------------------------------------------------
 
     def _latest(self) -> Optional[np.ndarray]:
-        return self._positions if self._have_positions else None
+        return self.input.positions if self.input.received else None
 
     def _on_model_status(self, request, response):
-        model = self.model
+        robot, model = self.robot, self.robot.model
         response.valid = True
-        response.hrdf_file = self.path
-        response.robot_name = self.robot_name
+        response.hrdf_file = robot.source
+        response.robot_name = robot.name
         response.hrdf_version = '.'.join(map(str, model.version))
         response.dof = model.dof_count
-        response.joint_names = list(self.tree.dof_names)
+        response.joint_names = robot.joint_names
         response.input_frames = model.frame_count('input')
         response.output_frames = model.frame_count('output')
         response.com_frames = model.frame_count('com')
@@ -175,63 +322,12 @@ class HrdfStatePublisher(Node):
         return response
 
     def _on_forward_kinematics(self, request, response):
-        stamp = self._stamp if request.use_latest_joint_states and self._have_positions \
+        stamp = self._stamp if request.use_latest_joint_states and self._stamp is not None \
             else self.get_clock().now().to_msg()
         return self.queries.forward_kinematics(request, response, self._latest(), stamp)
 
     def _on_jacobian(self, request, response):
         return self.queries.jacobian(request, response, self._latest())
-
-    def _publish_static(self):
-        if not self._fixed_pairs:
-            return
-        stamp = self.get_clock().now().to_msg()
-        msgs = to_transform_msgs(self._fixed_transforms, self._fixed_pairs, stamp)
-        self._tf_static_pub.publish(TFMessage(transforms=msgs))
-
-    def _reject(self, reason: str):
-        self._rejected += 1
-        self.get_logger().warning(f'joint_states dropped: {reason} ({self._rejected} so far)',
-                                  throttle_duration_sec=WARN_PERIOD_S)
-
-    def _on_joint_states(self, msg: JointState):
-        if len(msg.name) != len(msg.position):
-            self._reject(f'{len(msg.name)} names but {len(msg.position)} positions')
-            return
-        positions = self._positions.copy()
-        updated = False
-        for name, value in zip(msg.name, msg.position):
-            k = self._dof_index.get(name)
-            if k is None:
-                if name not in self._warned_unknown:
-                    self._warned_unknown.add(name)
-                    self.get_logger().warning(f'joint_states: ignoring unknown joint "{name}"')
-                continue
-            if not math.isfinite(value):
-                self._reject(f'non-finite position for "{name}"')
-                return
-            positions[k] = value
-            updated = True
-        if not updated:
-            return
-        self._positions = positions
-        self._have_positions = True
-        stamp = msg.header.stamp
-        if stamp.sec == 0 and stamp.nanosec == 0:
-            stamp = self.get_clock().now().to_msg()
-        self._stamp = stamp
-        self._publish_moving(stamp)
-
-    def _on_timer(self):
-        if self._have_positions:
-            self._publish_moving(self.get_clock().now().to_msg())
-
-    def _publish_moving(self, stamp):
-        if not self._moving_pairs:
-            return
-        transforms = self.kinematics.dof_transforms(self._positions)
-        msgs = to_transform_msgs(transforms, self._moving_pairs, stamp)
-        self._tf_pub.publish(TFMessage(transforms=msgs))
 
 
 def diagnostic_msg(diagnostic) -> HrdfDiagnostic:

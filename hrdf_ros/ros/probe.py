@@ -21,13 +21,14 @@ from .tf_buffer import TfBuffer
 
 
 def start_node_process(hrdf_file: str, parameters: Optional[dict] = None,
-                       stderr=None) -> subprocess.Popen:
+                       stderr=None, namespace: str = '') -> subprocess.Popen:
     """Start ``hrdf_ros_node`` as its own process (``python -m hrdf_ros.ros.node``).
 
     Args:
         hrdf_file: HRDF path given as the ``hrdf_file`` parameter.
         parameters: further ``name: value`` ROS parameters.
         stderr: where the node's stderr goes (default: inherited).
+        namespace: ROS namespace of the node (e.g. ``/left``); default: none.
 
     Returns:
         The process; stop it with :func:`stop_node_process`.
@@ -36,6 +37,8 @@ def start_node_process(hrdf_file: str, parameters: Optional[dict] = None,
             f'hrdf_file:={hrdf_file}']
     for name, value in (parameters or {}).items():
         args += ['-p', f'{name}:={value}']
+    if namespace:
+        args += ['-r', f'__ns:={namespace}']
     return subprocess.Popen(args, stderr=stderr, env=dict(os.environ))
 
 
@@ -102,10 +105,12 @@ class NodeProbe(Node):
         return self.spin_until(lambda: self.robot_description is not None
                                and self.joint_states.get_subscription_count() > 0, timeout)
 
-    def publish_positions(self, names: Sequence[str], positions: Sequence[float]):
-        """Publish one JointState stamped now; returns the stamp."""
+    def publish_positions(self, names: Sequence[str], positions: Sequence[float],
+                          stamp=None):
+        """Publish one JointState (stamped now unless ``stamp`` is given); returns the
+        stamp."""
         msg = JointState()
-        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.stamp = self.get_clock().now().to_msg() if stamp is None else stamp
         msg.name = list(names)
         msg.position = [float(p) for p in positions]
         self.joint_states.publish(msg)

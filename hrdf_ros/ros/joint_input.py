@@ -1,0 +1,124 @@
+"""joint_states hygiene: from (names, positions, stamp) to a joint-position vector.
+
+Rules (the node's documented behaviour; every rejected message is counted by reason and
+changes nothing):
+
+* ``empty``: no names. ``length mismatch``: names and positions differ in length.
+* ``duplicate joint``: a name of this robot appears twice in one message.
+* ``non-finite``: NaN or +-inf for one of this robot's joints (the whole message is
+  dropped, so no frame is ever computed from a partial, inconsistent update).
+* ``out of order``: unless ``ignore_timestamp``, a stamp older than the newest accepted
+  one (a zero stamp means "now" and is always in order).
+* ``no known joint``: only other robots' joints; not a warning, several robots may share
+  one joint_states topic.
+
+Names this robot does not have are skipped and reported once each (at most
+:data:`MAX_REPORTED_UNKNOWN` distinct names are remembered, so hostile input cannot grow
+memory). Joints of this robot absent from an accepted message keep their last position
+(``missing_joints='last'``, the default, as robot_state_publisher) or are set to 0
+(``missing_joints='zero'``). Before any message, every position is 0.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+#: Distinct unknown joint names remembered for "warn once" (then warned in aggregate).
+MAX_REPORTED_UNKNOWN = 64
+
+MISSING_JOINT_POLICIES = ('last', 'zero')
+
+
+class JointInput:
+    """The joint-position state of one robot, updated from joint_states messages.
+
+    Args:
+        joint_names: this robot's joint names, in joint-position order.
+        missing_joints: ``'last'`` or ``'zero'`` (see the module docstring).
+        ignore_timestamp: accept messages whatever their stamp order.
+
+    Raises:
+        ValueError: for an unknown ``missing_joints`` policy.
+    """
+
+    def __init__(self, joint_names: Sequence[str], missing_joints: str = 'last',
+                 ignore_timestamp: bool = False):
+        if missing_joints not in MISSING_JOINT_POLICIES:
+            raise ValueError(f"missing_joints must be one of {', '.join(MISSING_JOINT_POLICIES)}"
+                             f", got '{missing_joints}'")
+        self.index = {name: k for k, name in enumerate(joint_names)}
+        self.missing_joints = missing_joints
+        self.ignore_timestamp = ignore_timestamp
+        #: (dof,) latest accepted positions (rad or m).
+        self.positions = np.zeros(len(self.index))
+        #: True once a message has been accepted.
+        self.received = False
+        #: stamp (ns) of the newest accepted message with a non-zero stamp.
+        self.last_stamp_ns = -1
+        #: rejected messages by reason, since start.
+        self.rejected: Counter = Counter()
+        self.accepted = 0
+        self._reported_unknown: set = set()
+        self._unknown_overflow = False
+
+    def update(self, names: Sequence[str], positions: Sequence[float], stamp_ns: int
+               ) -> Optional[str]:
+        """Apply one message; returns None when accepted, else the rejection reason.
+
+        Args:
+            names: joint names of the message.
+            positions: positions (rad or m), same length as ``names``.
+            stamp_ns: header stamp in ns (0: unstamped).
+        """
+        reason = self._check(names, positions, stamp_ns)
+        if reason is not None:
+            self.rejected[reason] += 1
+            return reason
+        base = self.positions if self.missing_joints == 'last' else np.zeros_like(self.positions)
+        updated = base.copy()
+        for name, value in zip(names, positions):
+            k = self.index.get(name)
+            if k is not None:
+                updated[k] = value
+        self.positions = updated
+        self.received = True
+        self.accepted += 1
+        if stamp_ns:
+            self.last_stamp_ns = max(self.last_stamp_ns, stamp_ns)
+        return None
+
+    def _check(self, names, positions, stamp_ns) -> Optional[str]:
+        if not names:
+            return 'empty'
+        if len(names) != len(positions):
+            return 'length mismatch'
+        known = [(name, value) for name, value in zip(names, positions)
+                 if name in self.index]
+        if not known:
+            return 'no known joint'
+        if len({name for name, _ in known}) != len(known):
+            return 'duplicate joint'
+        if not all(math.isfinite(v) for _, v in known):
+            return 'non-finite'
+        if not self.ignore_timestamp and stamp_ns and stamp_ns < self.last_stamp_ns:
+            return 'out of order'
+        return None
+
+    def new_unknown_names(self, names: Sequence[str]) -> List[str]:
+        """Names of the message this robot does not have and that were not reported
+        before (bounded memory). Returns ``['...']`` once when the bound is reached."""
+        fresh = []
+        for name in names:
+            if name in self.index or name in self._reported_unknown:
+                continue
+            if len(self._reported_unknown) >= MAX_REPORTED_UNKNOWN:
+                if not self._unknown_overflow:
+                    self._unknown_overflow = True
+                    fresh.append('...')
+                break
+            self._reported_unknown.add(name)
+            fresh.append(name)
+        return fresh

@@ -1,0 +1,118 @@
+"""Everything the node derives from one HRDF model, built completely before it is used.
+
+A reload builds a new :class:`LoadedRobot` while the old one keeps running, and the node
+switches over in one assignment, so a failed or partial load never shows.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+from ..diagnostics import Diagnostic, HrdfError
+from ..frames import FrameTree, build_frame_tree, joint_origin
+from ..kinematics import Kinematics
+from ..model import RobotModel
+from ..parser import load, loads
+from ..urdf import to_urdf
+
+
+class LoadError(Exception):
+    """An HRDF that cannot become the running model.
+
+    Attributes:
+        diagnostics: located errors and warnings (may be empty for naming errors).
+    """
+
+    def __init__(self, message: str, diagnostics: Sequence[Diagnostic] = ()):
+        super().__init__(message)
+        self.diagnostics = list(diagnostics)
+
+
+@dataclass
+class Naming:
+    """Node parameters that shape names: robot name, TF frame prefix, joint names."""
+
+    robot_name: str = ''
+    frame_prefix: str = ''
+    joint_prefix: str = 'J'
+    joint_names: Tuple[str, ...] = ()
+
+
+@dataclass
+class LoadedRobot:
+    """A model with its kinematics, URDF and TF layout.
+
+    Attributes:
+        source: the HRDF path, or ``'<text>'`` for a model given as text.
+        name: the URDF robot name.
+        model, tree, kinematics, urdf: as the names say.
+        moving_pairs: (parent, child) TF frame ids per degree of freedom, prefixed.
+        fixed_pairs: (parent, child) TF frame ids of fixed joints, prefixed.
+        fixed_transforms: (k, 4, 4) parent -> child transforms of the fixed joints, m.
+        base_frame_id: prefixed reference frame (the base link).
+    """
+
+    source: str
+    name: str
+    model: RobotModel
+    tree: FrameTree
+    kinematics: Kinematics
+    urdf: str
+    moving_pairs: List[Tuple[str, str]]
+    fixed_pairs: List[Tuple[str, str]]
+    fixed_transforms: np.ndarray
+    base_frame_id: str
+
+    @property
+    def joint_names(self) -> List[str]:
+        """Joint name per degree of freedom, in joint-position order."""
+        return list(self.tree.dof_names)
+
+
+def prepare(model: RobotModel, source: str, naming: Naming) -> LoadedRobot:
+    """Build every derived structure of a parsed model.
+
+    Raises:
+        LoadError: when the naming parameters do not fit the model (e.g. the number of
+            joint names differs from the degrees of freedom).
+    """
+    try:
+        tree = build_frame_tree(model, list(naming.joint_names) or None, naming.joint_prefix)
+    except ValueError as exc:
+        raise LoadError(str(exc)) from None
+    name = naming.robot_name or (os.path.splitext(os.path.basename(source))[0]
+                                 if source != '<text>' else 'hrdf_robot')
+    prefix = naming.frame_prefix
+    moving = sorted((j for j in tree.joints if not j.is_fixed), key=lambda j: j.dof)
+    fixed = [j for j in tree.joints if j.is_fixed]
+    return LoadedRobot(
+        source=source, name=name, model=model, tree=tree, kinematics=Kinematics(model),
+        urdf=to_urdf(model, name, tree=tree),
+        moving_pairs=[(prefix + j.parent, prefix + j.child) for j in moving],
+        fixed_pairs=[(prefix + j.parent, prefix + j.child) for j in fixed],
+        fixed_transforms=np.array([joint_origin(model, j) for j in fixed]).reshape(-1, 4, 4),
+        base_frame_id=prefix + tree.links[0])
+
+
+def load_robot(naming: Naming, path: str = '', text: str = '',
+               base_directory: str = '') -> LoadedRobot:
+    """Parse an HRDF (a file path, or text) and prepare it.
+
+    Raises:
+        LoadError: with every located diagnostic when the HRDF is invalid or unreadable,
+            or when neither or both of ``path`` and ``text`` are given.
+    """
+    if bool(path) == bool(text):
+        raise LoadError('give exactly one of an HRDF file path or HRDF text')
+    try:
+        if path:
+            model = load(path)
+        else:
+            name = os.path.join(base_directory, '<text>') if base_directory else '<text>'
+            model = loads(text, path=name)
+    except HrdfError as exc:
+        raise LoadError(str(exc), exc.diagnostics) from None
+    return prepare(model, path or '<text>', naming)

@@ -1,0 +1,61 @@
+"""joint_states hygiene rules (hrdf_ros.ros.joint_input), without ROS."""
+import numpy as np
+import pytest
+
+from hrdf_ros.ros.joint_input import MAX_REPORTED_UNKNOWN, JointInput
+
+NAMES = ['J1', 'J2', 'J3']
+
+
+@pytest.mark.parametrize('names,positions,reason', [
+    ([], [], 'empty'),
+    (['J1', 'J2'], [1.0], 'length mismatch'),
+    (['J1', 'J1'], [1.0, 2.0], 'duplicate joint'),
+    (['J1', 'J2'], [1.0, float('nan')], 'non-finite'),
+    (['J3'], [float('-inf')], 'non-finite'),
+    (['other'], [1.0], 'no known joint'),
+])
+def test_rejected_messages_change_nothing(names, positions, reason):
+    joints = JointInput(NAMES)
+    assert joints.update(['J1', 'J2', 'J3'], [0.1, 0.2, 0.3], 5) is None
+    assert joints.update(names, positions, 6) == reason
+    np.testing.assert_array_equal(joints.positions, [0.1, 0.2, 0.3])
+    assert joints.rejected[reason] == 1 and joints.accepted == 1
+
+
+def test_unknown_names_beside_known_ones_are_skipped():
+    joints = JointInput(NAMES)
+    assert joints.update(['x', 'J2', 'y'], [float('nan'), 0.5, 7.0], 0) is None
+    np.testing.assert_array_equal(joints.positions, [0, 0.5, 0])
+
+
+def test_missing_joints_last_or_zero():
+    last, zero = JointInput(NAMES, 'last'), JointInput(NAMES, 'zero')
+    for joints in (last, zero):
+        joints.update(NAMES, [1.0, 2.0, 3.0], 0)
+        joints.update(['J2'], [5.0], 0)
+    np.testing.assert_array_equal(last.positions, [1.0, 5.0, 3.0])
+    np.testing.assert_array_equal(zero.positions, [0.0, 5.0, 0.0])
+    with pytest.raises(ValueError, match='missing_joints'):
+        JointInput(NAMES, 'previous')
+
+
+def test_out_of_order_stamps_unless_ignored():
+    strict, lenient = JointInput(NAMES), JointInput(NAMES, ignore_timestamp=True)
+    for joints in (strict, lenient):
+        assert joints.update(['J1'], [1.0], 2_000) is None
+        joints.update(['J1'], [2.0], 1_000)
+        assert joints.update(['J1'], [3.0], 0) is None     # unstamped: always in order
+        assert joints.update(['J2'], [4.0], 2_000) is None  # equal stamp: in order
+    assert strict.rejected['out of order'] == 1
+    assert lenient.rejected['out of order'] == 0
+
+
+def test_unknown_name_memory_is_bounded():
+    joints = JointInput(NAMES)
+    reported = []
+    for k in range(10 * MAX_REPORTED_UNKNOWN):
+        reported += joints.new_unknown_names([f'n{k}', 'J1'])
+    assert reported[:MAX_REPORTED_UNKNOWN] == [f'n{k}' for k in range(MAX_REPORTED_UNKNOWN)]
+    assert reported[MAX_REPORTED_UNKNOWN:] == ['...']
+    assert joints.new_unknown_names(['n0']) == []

@@ -1,0 +1,253 @@
+"""hrdf_ros_node over real DDS: joint_states hygiene, reloads, two robots side by side.
+
+Each bad input is followed by a good marker message on the same topic (same publisher,
+reliable: delivered in order); once the marker's /tf arrives, the node has handled the
+bad message, and its joint positions (read back with the Jacobian service) show whether
+it was applied. No /tf may ever carry a bad message's stamp.
+"""
+import os
+import signal
+import subprocess
+
+import numpy as np
+import pytest
+import rclpy
+from builtin_interfaces.msg import Time
+from urdf_parser_py.urdf import URDF
+
+from hrdf_ros import Kinematics, load
+from hrdf_ros.frames import build_frame_tree
+from hrdf_ros.ros.probe import NodeProbe, start_node_process, stop_node_process
+
+from conftest import BUNDLED_ARM, KITS_DIR
+
+SEVEN_DOF_KIT = os.path.join(KITS_DIR, 'X-Series-Double-Shoulder-7DOF.hrdf')
+NAMES = build_frame_tree(load(BUNDLED_ARM)).dof_names
+
+
+@pytest.fixture(scope='module')
+def ros():
+    rclpy.init()
+    yield
+    rclpy.try_shutdown()
+
+
+@pytest.fixture
+def probe(ros, request):
+    node = NodeProbe(f'probe_{abs(hash(request.node.name)) % 10**8}')
+    yield node
+    node.destroy_node()
+
+
+def run_node(hrdf_file, namespace='', **parameters):
+    return start_node_process(hrdf_file, parameters, stderr=subprocess.PIPE,
+                              namespace=namespace)
+
+
+def stop(process, sig=signal.SIGTERM):
+    try:
+        code = stop_node_process(process, sig)
+    except subprocess.TimeoutExpired:
+        code = 'no exit (killed)'
+    err = process.stderr.read().decode(errors='replace') if process.stderr else ''
+    assert code == 0, f'node exit code {code}; stderr:\n{err[-3000:]}'
+    return err
+
+
+def node_positions(probe, node='/hrdf_ros_node'):
+    from hrdf_ros_interfaces.srv import GetJacobian
+    response = probe.call(GetJacobian, f'{node}/get_jacobian',
+                          GetJacobian.Request(use_latest_joint_states=True))
+    assert response is not None and response.success, response and response.message
+    return np.array(response.positions)
+
+
+def stamp_at(seconds):
+    return Time(sec=int(seconds), nanosec=int(round((seconds % 1) * 1e9)))
+
+
+class Feed:
+    """Publishes joint_states with increasing stamps and waits for the node's /tf."""
+
+    def __init__(self, probe, start=1000.0):
+        self.probe, self.t = probe, start
+
+    def next_stamp(self):
+        self.t += 0.01
+        return stamp_at(self.t)
+
+    def good(self, names, positions, stamp=None):
+        stamp = self.next_stamp() if stamp is None else stamp
+        self.probe.publish_positions(names, positions, stamp)
+        assert self.probe.spin_until(lambda: self.probe.has_tf_stamped(stamp), 10.0), \
+            f'no /tf for {names}={positions}'
+        return stamp
+
+    def bad(self, names, positions, stamp=None):
+        """Publish a message that must be rejected, then a marker that must not be."""
+        stamp = self.next_stamp() if stamp is None else stamp
+        before = node_positions(self.probe)
+        self.probe.publish_positions(names, positions, stamp)
+        self.good(['no_such_joint', NAMES[0]], [0.0, before[0]])  # J1 unchanged
+        assert not self.probe.has_tf_stamped(stamp), f'/tf published for {names}'
+        np.testing.assert_array_equal(node_positions(self.probe), before)
+
+
+def test_bad_joint_states_are_dropped_and_nothing_wrong_is_published(probe):
+    process = run_node(BUNDLED_ARM, publish_frequency=0.0)
+    try:
+        assert probe.wait_for_node()
+        feed = Feed(probe)
+        q = np.linspace(0.1, 0.6, 6)
+        feed.good(NAMES, q)
+        np.testing.assert_array_equal(node_positions(probe), q)
+        feed.bad(NAMES, [0.0, float('nan'), 0, 0, 0, 0])            # NaN
+        feed.bad(NAMES[:2], [float('inf'), 1.0])                     # inf
+        feed.bad(NAMES, [1.0, 2.0])                                  # lengths differ
+        feed.bad([], [])                                             # empty
+        feed.bad([NAMES[0], NAMES[0]], [1.0, 2.0])                   # duplicate joint
+        feed.bad(['nobody', 'else'], [1.0, 2.0])                     # other robot's joints
+        feed.bad(NAMES, np.zeros(6), stamp=stamp_at(500.0))           # out of order
+        # unknown names next to known ones: the known ones apply
+        feed.good(['gripper', NAMES[1], 'other'], [9.0, -0.25, 3.0])
+        expected = q.copy()
+        expected[1] = -0.25
+        np.testing.assert_array_equal(node_positions(probe), expected)
+        # every /tf the node sent is finite and matches FK of the accepted positions
+        last = [t for m in probe.tf_messages for t in m.transforms]
+        assert all(np.isfinite([t.transform.translation.x, t.transform.rotation.w])
+                   .all() for t in last)
+        pose = probe.lookup('base_link', 'end_effector')
+        np.testing.assert_allclose(pose, Kinematics(load(BUNDLED_ARM)).end_effector(expected),
+                                   atol=1e-9, rtol=0)
+        assert process.poll() is None
+    finally:
+        err = stop(process)
+    assert 'joint_states dropped' in err
+    assert 'ignoring joints this robot does not have: "no_such_joint"' in err
+    assert err.count('"no_such_joint"') == 1, 'unknown names are reported once'
+
+
+def test_missing_joints_zero_and_ignore_timestamp(probe):
+    process = run_node(BUNDLED_ARM, publish_frequency=0.0, missing_joints='zero',
+                       ignore_timestamp=True)
+    try:
+        assert probe.wait_for_node()
+        feed = Feed(probe)
+        feed.good(NAMES, np.full(6, 0.5))
+        feed.good(NAMES[2:3], [1.5])                                 # the others -> 0
+        np.testing.assert_array_equal(node_positions(probe), [0, 0, 1.5, 0, 0, 0])
+        feed.good(NAMES[:1], [0.7], stamp=stamp_at(10.0))            # older stamp accepted
+        np.testing.assert_array_equal(node_positions(probe), [0.7, 0, 0, 0, 0, 0])
+    finally:
+        stop(process)
+
+
+def set_hrdf_file(probe, path):
+    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+    value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=str(path))
+    response = probe.call(SetParameters, '/hrdf_ros_node/set_parameters',
+                          SetParameters.Request(parameters=[Parameter(name='hrdf_file',
+                                                                      value=value)]))
+    assert response is not None
+    return response.results[0]
+
+
+def model_status(probe):
+    from hrdf_ros_interfaces.srv import GetModelStatus
+    return probe.call(GetModelStatus, '/hrdf_ros_node/get_model_status',
+                      GetModelStatus.Request())
+
+
+def test_reload_good_and_bad_files_and_text(probe, tmp_path):
+    from hrdf_ros_interfaces.srv import LoadHrdf
+    bad = tmp_path / 'bad.hrdf'
+    bad.write_text('<robot version="1.2.0">\n  <actuator type="X5-77"/>\n</robot>\n')
+    process = run_node(BUNDLED_ARM, publish_frequency=0.0)
+    try:
+        assert probe.wait_for_node()
+        assert model_status(probe).dof == 6
+        first_urdf = probe.robot_description
+        feed = Feed(probe)
+        feed.good(NAMES, np.full(6, 0.3))
+
+        # a bad file: rejected with a located error, nothing changes
+        result = set_hrdf_file(probe, bad)
+        assert not result.successful
+        assert 'bad.hrdf:2:3: error: <actuator> attribute "type"' in result.reason
+        status = model_status(probe)
+        assert (status.dof, status.hrdf_file) == (6, BUNDLED_ARM)
+        probe.spin_until(lambda: False, 0.5)
+        assert probe.robot_description == first_urdf
+
+        # a good file: robot_description, /tf_static and the kinematics switch over
+        assert set_hrdf_file(probe, SEVEN_DOF_KIT).successful
+        assert probe.spin_until(lambda: probe.robot_description != first_urdf, 10.0)
+        seven = load(SEVEN_DOF_KIT)
+        names7 = build_frame_tree(seven).dof_names
+        assert [j.name for j in URDF.from_xml_string(probe.robot_description).joints
+                if j.type != 'fixed'] == names7
+        status = model_status(probe)
+        assert (status.dof, status.hrdf_file) == (7, SEVEN_DOF_KIT)
+        q7 = np.linspace(-1, 1, 7)
+        feed.good(names7, q7)
+        assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 10.0)
+        np.testing.assert_allclose(probe.lookup('base_link', 'end_effector'),
+                                   Kinematics(seven).end_effector(q7), atol=1e-9, rtol=0)
+
+        # HRDF text through the service: bad keeps the model, good replaces it
+        response = probe.call(LoadHrdf, '/hrdf_ros_node/load_hrdf', LoadHrdf.Request(
+            hrdf_text='<robot version="1.2.0"><actuator type="X5-1" gear_ratio="2"/></robot>'))
+        assert not response.success and response.errors
+        assert (response.errors[0].element, response.errors[0].attribute) == \
+            ('actuator', 'gear_ratio')
+        assert model_status(probe).dof == 7
+        response = probe.call(LoadHrdf, '/hrdf_ros_node/load_hrdf', LoadHrdf.Request(
+            hrdf_text='<robot version="1.2.0"><actuator type="X5-1"/></robot>'))
+        assert response.success, response.message
+        assert model_status(probe).dof == 1
+        response = probe.call(LoadHrdf, '/hrdf_ros_node/load_hrdf',
+                              LoadHrdf.Request(hrdf_path=str(bad)))
+        assert not response.success and response.errors[0].line == 2
+        assert process.poll() is None
+    finally:
+        stop(process)
+
+
+def test_two_prefixed_robots_side_by_side(ros):
+    left_probe = NodeProbe('probe_left', namespace='/left')
+    right_probe = NodeProbe('probe_right', namespace='/right')
+    model = load(BUNDLED_ARM)
+    kin = Kinematics(model)
+    left = run_node(BUNDLED_ARM, namespace='/left', frame_prefix='left/',
+                    publish_frequency=0.0)
+    right = run_node(BUNDLED_ARM, namespace='/right', frame_prefix='right/',
+                     publish_frequency=0.0)
+    try:
+        assert left_probe.wait_for_node() and right_probe.wait_for_node()
+        q_left, q_right = np.full(6, 0.2), np.linspace(-1, 1, 6)
+        s1 = left_probe.publish_positions(NAMES, q_left)
+        s2 = right_probe.publish_positions(NAMES, q_right)
+        assert left_probe.spin_until(lambda: left_probe.has_tf_stamped(s1)
+                                     and left_probe.has_tf_stamped(s2), 10.0)
+        assert left_probe.spin_until(lambda: 'right/end_effector' in left_probe.buffer
+                                     and 'left/end_effector' in left_probe.buffer, 10.0)
+        np.testing.assert_allclose(left_probe.lookup('left/base_link', 'left/end_effector'),
+                                   kin.end_effector(q_left), atol=1e-9, rtol=0)
+        np.testing.assert_allclose(left_probe.lookup('right/base_link', 'right/end_effector'),
+                                   kin.end_effector(q_right), atol=1e-9, rtol=0)
+        # URDF link names, prefixed, are exactly the TF frame ids of each robot
+        urdf = URDF.from_xml_string(left_probe.robot_description)
+        frames = {t.child_frame_id for m in left_probe.tf_messages + left_probe.tf_static_messages
+                  for t in m.transforms} | {t.header.frame_id for m in left_probe.tf_messages
+                                            + left_probe.tf_static_messages
+                                            for t in m.transforms}
+        for prefix in ('left/', 'right/'):
+            assert {prefix + link.name for link in urdf.links} == \
+                {f for f in frames if f.startswith(prefix)}
+    finally:
+        left_probe.destroy_node()
+        right_probe.destroy_node()
+        stop(left, signal.SIGINT)
+        stop(right)
