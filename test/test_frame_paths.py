@@ -1,11 +1,13 @@
 """One-frame fast path (serial chains), tree output order and lookup by tag, vs hebi-py."""
+import os
+
 import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load, loads
 from hrdf_ros.serial_chain import CHUNK
 
-from conftest import HEBI_FRAME_TYPES, KITS, kit_id
+from conftest import BUNDLED_ARM, HEBI_FRAME_TYPES, KITS, kit_id
 
 # A small tree: a rigid body with two outputs, each carrying a chain; tags on every element.
 TREE = ('<robot version="1.4.0" rot="Rx(0.3)" trans="0.1 0 0.2">'
@@ -128,3 +130,36 @@ def test_frame_index_errors():
         kin.end_effector(np.full((3, kin.dof_count), np.inf))
     # a huge but finite configuration is not mistaken for a non-finite one
     assert np.isfinite(kin.end_effector(np.full(kin.dof_count, 1e200))).all()
+
+
+HEXAPOD = os.path.join(os.path.dirname(BUNDLED_ARM), '..', 'benchmarks', 'data',
+                       'hexapod_18dof.hrdf')
+
+
+def test_tree_with_six_end_effectors(hebi_import):
+    """On a tree with several end effectors, hebi-py 2.16.1's end-effector Jacobians
+    are wrong (the last leg's Jacobian lands in slot 0 and the others are zero; off by
+    1.0 from finite differences). Ours equal hebi-py's output-frame Jacobians at the
+    end-effector frames, and central differences of FK."""
+    import_from_hrdf, _ = hebi_import
+    model, hebi = load(HEXAPOD), import_from_hrdf(HEXAPOD)
+    kin = Kinematics(model)
+    ee_slots = [model.frame_index(e, 'output') for e, el in enumerate(model.elements)
+                if el.is_end_effector]
+    assert len(ee_slots) == 6 and model.dof_count == 18
+    for q in np.random.default_rng(16).uniform(-2, 2, (5, model.dof_count)):
+        ours = kin.jacobians('end_effector', q)
+        expected = hebi.get_jacobians_mat('output', q)[ee_slots]
+        assert np.max(np.abs(ours - expected)) <= 1e-9
+        np.testing.assert_allclose(kin.frames('end_effector', q),
+                                   hebi.get_forward_kinematics_mat('EndEffector', q),
+                                   atol=1e-9, rtol=0)
+        h = 1e-6
+        steps = np.eye(model.dof_count) * h
+        difference = np.stack([(kin.frames('end_effector', q + s)[:, :3, 3]
+                                - kin.frames('end_effector', q - s)[:, :3, 3]) / (2 * h)
+                               for s in steps], axis=-1)
+        np.testing.assert_allclose(ours[:, :3], difference, atol=1e-6, rtol=0)
+        for e in range(6):
+            np.testing.assert_allclose(kin.end_effector_jacobian(q, index=e), ours[e],
+                                       atol=1e-12, rtol=0)

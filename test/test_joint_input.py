@@ -14,6 +14,8 @@ NAMES = ['J1', 'J2', 'J3']
     (['J1', 'J2'], [1.0, float('nan')], 'non-finite'),
     (['J3'], [float('-inf')], 'non-finite'),
     (['other'], [1.0], 'no known joint'),
+    (['J1', 'J2', 'J3'], [1.0, float('nan'), 2.0], 'non-finite'),   # all joints, in order
+    (['J1', 'J2', 'J3'], [1.0, 2.0], 'length mismatch'),
 ])
 def test_rejected_messages_change_nothing(names, positions, reason):
     joints = JointInput(NAMES)
@@ -45,10 +47,13 @@ def test_out_of_order_stamps_unless_ignored():
     for joints in (strict, lenient):
         assert joints.update(['J1'], [1.0], 2_000) is None
         joints.update(['J1'], [2.0], 1_000)
+        joints.update(NAMES, [2.0, 2.0, 2.0], 1_500)        # all joints, in order
         assert joints.update(['J1'], [3.0], 0) is None     # unstamped: always in order
         assert joints.update(['J2'], [4.0], 2_000) is None  # equal stamp: in order
-    assert strict.rejected['out of order'] == 1
+    assert strict.rejected['out of order'] == 2
     assert lenient.rejected['out of order'] == 0
+    np.testing.assert_array_equal(lenient.positions, [3.0, 4.0, 2.0])
+    np.testing.assert_array_equal(strict.positions, [3.0, 4.0, 0.0])
 
 
 def test_unknown_name_memory_is_bounded():

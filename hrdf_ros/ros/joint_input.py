@@ -50,6 +50,7 @@ class JointInput:
             raise ValueError(f"missing_joints must be one of {', '.join(MISSING_JOINT_POLICIES)}"
                              f", got '{missing_joints}'")
         self.index = {name: k for k, name in enumerate(joint_names)}
+        self._names = list(joint_names)
         self.missing_joints = missing_joints
         self.ignore_timestamp = ignore_timestamp
         #: (dof,) latest accepted positions (rad or m).
@@ -73,16 +74,26 @@ class JointInput:
             positions: positions (rad or m), same length as ``names``.
             stamp_ns: header stamp in ns (0: unstamped).
         """
-        reason = self._check(names, positions, stamp_ns)
+        if names == self._names and len(positions) == len(names):
+            # Fast path, the common case: every joint, in this robot's order.
+            values = list(positions)
+            reason = None if all(map(math.isfinite, values)) else 'non-finite'
+            if reason is None and not self._in_order(stamp_ns):
+                reason = 'out of order'
+            if reason is None:
+                updated = np.array(values, dtype=float)
+        else:
+            reason = self._check(names, positions, stamp_ns)
+            if reason is None:
+                updated = (self.positions.copy() if self.missing_joints == 'last'
+                           else np.zeros_like(self.positions))
+                for name, value in zip(names, positions):
+                    k = self.index.get(name)
+                    if k is not None:
+                        updated[k] = value
         if reason is not None:
             self.rejected[reason] += 1
             return reason
-        base = self.positions if self.missing_joints == 'last' else np.zeros_like(self.positions)
-        updated = base.copy()
-        for name, value in zip(names, positions):
-            k = self.index.get(name)
-            if k is not None:
-                updated[k] = value
         self.positions = updated
         self.received = True
         self.accepted += 1
@@ -103,13 +114,18 @@ class JointInput:
             return 'duplicate joint'
         if not all(math.isfinite(v) for _, v in known):
             return 'non-finite'
-        if not self.ignore_timestamp and stamp_ns and stamp_ns < self.last_stamp_ns:
+        if not self._in_order(stamp_ns):
             return 'out of order'
         return None
+
+    def _in_order(self, stamp_ns: int) -> bool:
+        return self.ignore_timestamp or not stamp_ns or stamp_ns >= self.last_stamp_ns
 
     def new_unknown_names(self, names: Sequence[str]) -> List[str]:
         """Names of the message this robot does not have and that were not reported
         before (bounded memory). Returns ``['...']`` once when the bound is reached."""
+        if names == self._names:
+            return []
         fresh = []
         for name in names:
             if name in self.index or name in self._reported_unknown:

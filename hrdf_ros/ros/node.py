@@ -58,7 +58,8 @@ from typing import List, Optional
 import numpy as np
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.experimental import EventsExecutor
+from rclpy.task import Future
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -74,7 +75,7 @@ from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModel
 from .joint_input import MISSING_JOINT_POLICIES, JointInput
 from .loaded_robot import LoadedRobot, LoadError, Naming, load_robot
 from .services import KinematicsQueries
-from .tf_messages import to_transform_msgs
+from .tf_messages import TransformMessages, to_transform_msgs
 
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -164,6 +165,7 @@ class HrdfStatePublisher(Node):
             joint_input.rejected = self.input.rejected
             joint_input.accepted = self.input.accepted
         self.robot, self.input = robot, joint_input
+        self._moving_messages = TransformMessages(robot.moving_pairs)
         self.queries = KinematicsQueries(robot.kinematics, robot.joint_names,
                                          robot.base_frame_id)
         self._stamp = None
@@ -293,12 +295,10 @@ class HrdfStatePublisher(Node):
         self._tf_static_pub.publish(TFMessage(transforms=msgs))
 
     def _publish_moving(self, stamp):
-        robot = self.robot
-        if not robot.moving_pairs:
+        if not self.robot.moving_pairs:
             return
-        transforms = robot.kinematics.dof_transforms(self.input.positions)
-        msgs = to_transform_msgs(transforms, robot.moving_pairs, stamp)
-        self._tf_pub.publish(TFMessage(transforms=msgs))
+        transforms = self.robot.kinematics.dof_transforms(self.input.positions)
+        self._tf_pub.publish(self._moving_messages.fill(transforms, stamp))
 
     # -- services ----------------------------------------------------------------------
 
@@ -361,10 +361,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     code = 0
     try:
         node = HrdfStatePublisher()
-        executor = SingleThreadedExecutor()
+        executor = EventsExecutor()
         executor.add_node(node)
+        never = Future()  # spin in 0.1 s slices, handling every event in a slice
         while not stop.is_set() and rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
+            executor.spin_until_future_complete(never, timeout_sec=0.1)
     except StartupError as exc:
         for line in str(exc).splitlines():
             print(f'hrdf_ros_node: {line}', file=sys.stderr)

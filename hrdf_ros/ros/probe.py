@@ -12,12 +12,16 @@ from typing import List, Optional, Sequence
 import numpy as np
 import rclpy
 from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from .node import LATCHED_QOS, TF_QOS
 from .tf_buffer import TfBuffer
+
+STATIC_LISTENER_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                                 durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 def start_node_process(hrdf_file: str, parameters: Optional[dict] = None,
@@ -74,7 +78,9 @@ class NodeProbe(Node):
         self.create_subscription(String, 'robot_description', self._on_description,
                                  LATCHED_QOS)
         self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS)
-        self.create_subscription(TFMessage, '/tf_static', self._on_tf_static, LATCHED_QOS)
+        # depth 100 like tf2's static listener: with depth 1, /tf_static messages of
+        # several publishers arriving together would replace one another.
+        self.create_subscription(TFMessage, '/tf_static', self._on_tf_static, STATIC_LISTENER_QOS)
         self._clients_by_name = {}
 
     def _on_description(self, msg: String):
