@@ -25,7 +25,7 @@ endif
 export ROS_DOMAIN_ID
 export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
-.PHONY: env test demo bench clean
+.PHONY: env test demo bench bench-node soak clean
 
 env: $(ENV_STAMP)
 
@@ -49,6 +49,14 @@ $(BENCH_STAMP): $(ENV_STAMP) benchmarks/requirements.txt
 
 bench: $(BENCH_STAMP)
 	$(PY) benchmarks/kinematics_benchmark.py $(BENCH_ARGS)
+
+# hrdf_ros_node latency/CPU at 100 Hz, 1 kHz and flat out (7-DoF arm, 18-DoF hexapod),
+# and the 10-minute soak test with garbage input; scripts, not unit tests.
+bench-node: env
+	$(PY) benchmarks/node_latency.py $(BENCH_ARGS)
+
+soak: env
+	$(PY) benchmarks/node_soak.py $(SOAK_ARGS)
 
 clean:
 	rm -rf $(VENV) build

@@ -5,6 +5,8 @@ Usage:
 Arguments:
     hrdf_file: HRDF file (default: the bundled 6-DoF X-series arm)
     params_file: parameter YAML (default: config/hrdf_ros.yaml)
+    namespace: ROS namespace of the node (default: none); with frame_prefix, lets
+        several robots run side by side
     frame_prefix: prefix for TF frame ids (default: none)
     publish_frequency: Hz for re-publishing moving TF; 0 = only on joint_states
 """
@@ -25,12 +27,14 @@ def generate_launch_description():
                                                          'x_series_arm_6dof.hrdf')),
         DeclareLaunchArgument('params_file',
                               default_value=os.path.join(share, 'config', 'hrdf_ros.yaml')),
+        DeclareLaunchArgument('namespace', default_value=''),
         DeclareLaunchArgument('frame_prefix', default_value=''),
         DeclareLaunchArgument('publish_frequency', default_value='20.0'),
         Node(
             package='hrdf_ros',
             executable='hrdf_ros_node',
             name='hrdf_ros_node',
+            namespace=LaunchConfiguration('namespace'),
             output='screen',
             parameters=[
                 LaunchConfiguration('params_file'),

@@ -64,3 +64,16 @@ def test_unknown_name_memory_is_bounded():
     assert reported[:MAX_REPORTED_UNKNOWN] == [f'n{k}' for k in range(MAX_REPORTED_UNKNOWN)]
     assert reported[MAX_REPORTED_UNKNOWN:] == ['...']
     assert joints.new_unknown_names(['n0']) == []
+
+
+def test_carry_over_keeps_positions_by_name():
+    old = JointInput(['A', 'B', 'C'])
+    old.update(['A', 'B', 'C'], [1.0, 2.0, 3.0], 7)
+    old.update(['A'], [float('nan')], 8)
+    new = JointInput(['C', 'D', 'A'])
+    new.carry_over(old)
+    np.testing.assert_array_equal(new.positions, [3.0, 0.0, 1.0])
+    assert new.received and new.last_stamp_ns == 7 and new.rejected['non-finite'] == 1
+    fresh = JointInput(NAMES)
+    fresh.carry_over(JointInput(['x']))
+    assert not fresh.received

@@ -107,20 +107,17 @@ def test_robot_description_parameter_is_read_only(probe):
     from rcl_interfaces.srv import GetParameters, SetParameters
     process = run_node(BUNDLED_ARM)
     try:
-        get = probe.create_client(GetParameters, '/hrdf_ros_node/get_parameters')
-        assert get.wait_for_service(timeout_sec=30.0)
-        future = get.call_async(GetParameters.Request(names=['robot_description']))
-        assert probe.spin_until(future.done, 10.0)
-        urdf = future.result().values[0].string_value
-        assert probe.spin_until(lambda: probe.robot_description is not None, 10.0)
+        assert probe.wait_for_node()
+        response = probe.call(GetParameters, '/hrdf_ros_node/get_parameters',
+                              GetParameters.Request(names=['robot_description']))
+        urdf = response.values[0].string_value
         assert urdf == probe.robot_description and urdf.startswith('<?xml')
-        set_ = probe.create_client(SetParameters, '/hrdf_ros_node/set_parameters')
-        assert set_.wait_for_service(timeout_sec=10.0)
         value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value='<robot/>')
-        future = set_.call_async(SetParameters.Request(
-            parameters=[Parameter(name='robot_description', value=value)]))
-        assert probe.spin_until(future.done, 10.0)
-        assert future.result().results[0].successful is False
+        response = probe.call(SetParameters, '/hrdf_ros_node/set_parameters',
+                              SetParameters.Request(parameters=[
+                                  Parameter(name='robot_description', value=value)]))
+        assert response.results[0].successful is False
+        assert 'set hrdf_file' in response.results[0].reason
     finally:
         assert_clean_exit(process)
 

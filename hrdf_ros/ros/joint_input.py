@@ -65,6 +65,17 @@ class JointInput:
         self._reported_unknown: set = set()
         self._unknown_overflow = False
 
+    def carry_over(self, previous: 'JointInput') -> None:
+        """Take over another robot model's state on a reload: the positions of joints
+        with the same name (others 0), the newest stamp and the counters."""
+        if previous.received:
+            old = dict(zip(previous._names, previous.positions.tolist()))
+            self.positions = np.array([old.get(n, 0.0) for n in self._names])
+            self.received = True
+        self.last_stamp_ns = previous.last_stamp_ns
+        self.rejected = previous.rejected
+        self.accepted = previous.accepted
+
     def update(self, names: Sequence[str], positions: Sequence[float], stamp_ns: int
                ) -> Optional[str]:
         """Apply one message; returns None when accepted, else the rejection reason.

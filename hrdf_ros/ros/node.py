@@ -24,7 +24,8 @@ Parameters (all read-only after start except ``hrdf_file``):
 
 Topics:
     robot_description (std_msgs/String, reliable, transient local, depth 1): the URDF.
-    joint_states (sensor_msgs/JointState, subscribed): positions by joint name (rad, m).
+    joint_states (sensor_msgs/JointState, subscribed, best effort, depth 100): positions
+        by joint name (rad, m).
     /tf (tf2_msgs/TFMessage, reliable, depth 100): moving joints, stamped with the
         joint_states stamp (or now, when that stamp is zero).
     /tf_static (tf2_msgs/TFMessage, reliable, transient local): fixed joints, once per
@@ -80,6 +81,11 @@ from .tf_messages import TransformMessages, to_transform_msgs
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+# Best effort, as robot_state_publisher's joint_states subscription (SensorDataQoS): it
+# matches both reliable and best-effort publishers (drivers often use the latter); a
+# reliable subscription would not match best-effort publishers at all. Depth 100
+# absorbs bursts at kHz rates.
+JOINT_STATES_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
 WARN_PERIOD_S = 5.0
 SUMMARY_PERIOD_S = 10.0
 READ_ONLY = ParameterDescriptor(read_only=True)
@@ -138,7 +144,8 @@ class HrdfStatePublisher(Node):
         self._switch_to(robot)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
-        self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
+        self.create_subscription(JointState, 'joint_states', self._on_joint_states,
+                                 JOINT_STATES_QOS)
         self.create_service(GetModelStatus, '~/get_model_status', self._on_model_status)
         self.create_service(GetForwardKinematics, '~/get_forward_kinematics',
                             self._on_forward_kinematics)
@@ -157,13 +164,8 @@ class HrdfStatePublisher(Node):
         """
         previous = getattr(self, 'robot', None)
         joint_input = JointInput(robot.joint_names, self.missing_joints, self.ignore_timestamp)
-        if previous is not None and self.input.received:
-            old = dict(zip(previous.joint_names, self.input.positions))
-            joint_input.positions = np.array([old.get(n, 0.0) for n in robot.joint_names])
-            joint_input.received = True
-            joint_input.last_stamp_ns = self.input.last_stamp_ns
-            joint_input.rejected = self.input.rejected
-            joint_input.accepted = self.input.accepted
+        if previous is not None:
+            joint_input.carry_over(self.input)
         self.robot, self.input = robot, joint_input
         self._moving_messages = TransformMessages(robot.moving_pairs)
         self.queries = KinematicsQueries(robot.kinematics, robot.joint_names,

@@ -132,12 +132,22 @@ class NodeProbe(Node):
 
     def call(self, service_type, name: str, request, timeout: float = 30.0):
         """Call a service of the node under test; returns the response, or None when the
-        service is not available or does not answer within ``timeout`` s."""
+        service is not available or does not answer within ``timeout`` s.
+
+        A request is sent again when no answer comes within 2 s: right after a node
+        restarts, discovery data of the previous process can make the service look
+        ready before the new server is matched, and that first request is lost.
+        (Use only for requests that are safe to repeat.)
+        """
         client = self._clients_by_name.get(name)
         if client is None:
             client = self._clients_by_name[name] = self.create_client(service_type, name)
+        deadline = time.monotonic() + timeout
         if not self.spin_until(client.service_is_ready, timeout):
             return None
-        future = client.call_async(request)
-        self.spin_until(future.done, timeout)
-        return future.result() if future.done() else None
+        while time.monotonic() < deadline:
+            future = client.call_async(request)
+            if self.spin_until(future.done, min(2.0, deadline - time.monotonic())):
+                return future.result()
+            client.remove_pending_request(future)
+        return None
