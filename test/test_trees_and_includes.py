@@ -341,3 +341,25 @@ def test_hebi_accepts_the_mesh_robot_too(hebi_import, tmp_path):
             '<end-effector/></robot>')
     assert_same_model(loads(text), import_string(text), np.random.default_rng(4), 5)
 
+
+
+def test_hexapod_urdf_matches_hebi_at_every_foot(hebi_import):
+    """frames.py/urdf.py need no change for trees and includes: the URDF of the hexapod
+    puts all six feet where hebi-py does."""
+    from urdf_parser_py.urdf import URDF
+
+    from hrdf_ros import to_urdf
+    from hrdf_ros.frames import build_frame_tree
+    from test_urdf import urdf_pose
+
+    import_from_hrdf, _ = hebi_import
+    model = load(HEXAPOD)
+    tree = build_frame_tree(model)
+    robot = URDF.from_xml_string(to_urdf(model, 'hexapod'))
+    assert tree.end_effector_links == [f'end_effector{k}' for k in range(1, 7)]
+    hebi = import_from_hrdf(HEXAPOD)
+    for q in np.random.default_rng(12).uniform(-np.pi, np.pi, (5, 18)):
+        expected = hebi.get_forward_kinematics_mat('EndEffector', q)
+        for k, link in enumerate(tree.end_effector_links):
+            pose = urdf_pose(robot, dict(zip(tree.dof_names, q)), link)
+            np.testing.assert_allclose(pose, expected[k], atol=1e-9, rtol=0)
