@@ -293,7 +293,7 @@ class _Reader:
                     f'{path}:{last.line}'
                 self.error(node, f'<{node.tag}> cannot follow <{last.tag}> ({where}): '
                            f'nothing attaches after {why}')
-                state.lost = True
+                state.lost, state.ended_by = True, None  # report once per chain
             self.element(node, state)
 
     def element(self, node: XmlNode, state: _Chain) -> None:
@@ -326,6 +326,10 @@ class _Reader:
         }[kind]
         element = builder(node, state.parent, state.output)
         if element is None:
+            # Still read what hangs off its outputs, for those elements' own errors.
+            if self.outputs(node, None, state.parent):
+                state.ended_by = ('an element whose outputs are given with <output>', node,
+                                  self.source.path)
             state.lost = True
             return
         element.line, element.column, element.path = node.line, node.column, self.source.path
@@ -403,23 +407,34 @@ class _Reader:
                    'adjacent interfaces must have the same type and opposite polarity '
                    '(FORMAT.md "Interface types")', 'type' if 'type' in node.attrs else None)
 
-    def outputs(self, node: XmlNode, element: Element, index: int) -> bool:
-        """Read the ``<output>`` children of a bracket/rigid body; True when there are any."""
+    def outputs(self, node: XmlNode, element: Optional[Element], index: int) -> bool:
+        """Read the ``<output>`` children of a bracket/rigid body; True when there are any.
+
+        A rigid body gets one output per ``<output>`` (each defaulting to the body's
+        ``output_rot``/``output_trans``); a bracket keeps its catalogue outputs. The
+        content of each output is a chain mounted on that output. ``element`` is ``None``
+        when the bracket/rigid body itself could not be built: the outputs' content is then
+        read only for its own errors.
+        """
         outputs = [c for c in node.children if c.tag == 'output']
         if not outputs or node.tag not in ('bracket', 'rigid-body'):
             return False
         if self.version < V130:
             self.error(outputs[0], self._needs('<output>', V130))
             return True
-        if node.tag == 'bracket':
-            if len(outputs) > len(element.outputs):
-                self.error(outputs[len(element.outputs)],
-                           f'bracket {element.type} has {len(element.outputs)} output(s); '
-                           f'found {len(outputs)} <output> elements')
-        else:
+        available = len(outputs)
+        if element is not None and node.tag == 'bracket':
+            available = len(element.outputs)
+            if len(outputs) > available:
+                self.error(outputs[available],
+                           f'bracket {element.type} has {available} output(s); found '
+                           f'{len(outputs)} <output> elements')
+        elif element is not None:
             default_rot = self.rotation(node, 'output_rot')
             default_trans = self.translation(node, 'output_trans')
-            element.outputs = []
+            element.outputs = [_homogeneous(self.rotation(out, 'rot', default_rot),
+                                            self.translation(out, 'trans', default_trans))
+                               for out in outputs]
         if self.tree_depth >= MAX_TREE_DEPTH:
             raise _TooComplex(f'<output> elements nested deeper than {MAX_TREE_DEPTH} levels '
                               '(included files counted)')
@@ -432,13 +447,9 @@ class _Reader:
                 elif node.tag != 'rigid-body':
                     self.error(out, f'"{name}" is only allowed on the outputs of a '
                                '<rigid-body>; bracket outputs are fixed', name)
-            if node.tag == 'rigid-body':
-                element.outputs.append(_homogeneous(
-                    self.rotation(out, 'rot', default_rot),
-                    self.translation(out, 'trans', default_trans)))
-            # Children of outputs a bracket does not have are still read (for their own
-            # errors) but not attached.
-            self.chain(out.children, _Chain(index, k, lost=k >= len(element.outputs)))
+            # Content of outputs that do not exist is read for its own errors only.
+            lost = element is None or k >= available
+            self.chain(out.children, _Chain(index, 0 if lost else k, lost=lost))
         self.tree_depth -= 1
         return True
 

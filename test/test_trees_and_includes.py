@@ -363,3 +363,16 @@ def test_hexapod_urdf_matches_hebi_at_every_foot(hebi_import):
         for k, link in enumerate(tree.end_effector_links):
             pose = urdf_pose(robot, dict(zip(tree.dof_names, q)), link)
             np.testing.assert_allclose(pose, expected[k], atol=1e-9, rtol=0)
+
+
+def test_errors_inside_outputs_of_a_broken_element_are_still_collected():
+    report = validate_text('<robot version="1.3.0">\n<rigid-body mass="heavy">\n<output>\n'
+                           '<actuator type="X5-99"/>\n</output>\n</rigid-body>\n</robot>')
+    assert [(d.line, d.attribute) for d in report.errors] == [(2, 'mass'), (4, 'type')]
+
+
+def test_misplaced_elements_are_reported_once_per_chain():
+    report = validate_text('<robot version="1.2.0">\n<end-effector/>\n<actuator type="X5-1"/>\n'
+                           '<bracket type="X5LightLeft"/>\n<actuator type="X5-1"/>\n</robot>')
+    [error] = report.errors
+    assert error.line == 3 and 'cannot follow <end-effector> (line 2)' in error.message
