@@ -376,3 +376,30 @@ def test_misplaced_elements_are_reported_once_per_chain():
                            '<bracket type="X5LightLeft"/>\n<actuator type="X5-1"/>\n</robot>')
     [error] = report.errors
     assert error.line == 3 and 'cannot follow <end-effector> (line 2)' in error.message
+
+
+def test_worst_case_nesting_needs_little_python_stack(tmp_path):
+    """The deepest robot the limits allow (64 output levels over 17 nested files) parses
+    with a few hundred stack frames to spare: a hostile file cannot exhaust the stack."""
+    import inspect
+    import sys
+
+    files = hrdf_parser.MAX_INCLUDE_DEPTH + 1
+    per_file = hrdf_parser.MAX_TREE_DEPTH // files + 1
+    levels = 0
+    for k in range(files):
+        n = min(per_file, hrdf_parser.MAX_TREE_DEPTH - levels)
+        levels += n
+        inner = (f'<include path="f{k + 1}.hrdf"/>' if k + 1 < files else
+                 '<actuator type="X5-1"/><end-effector/>')
+        write(tmp_path, f'f{k}.hrdf', '<robot version="1.3.0">'
+              + '<rigid-body mass="1"><output>' * n + inner
+              + '</output></rigid-body>' * n + '</robot>')
+    assert levels == hrdf_parser.MAX_TREE_DEPTH
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 400)
+    try:
+        model = load(tmp_path / 'f0.hrdf')
+    finally:
+        sys.setrecursionlimit(limit)
+    assert len(model.elements) == levels + 2
