@@ -1,11 +1,14 @@
 """``hrdf``: command-line access to hrdf_ros without ROS.
 
 Subcommands:
-    hrdf validate FILE...            exit 0 valid (warnings allowed), 1 invalid, 2 usage/IO
+    hrdf validate FILE... [--json]   exit 0 valid (warnings allowed), 1 invalid, 2 usage/IO;
+                                     --json: one {"file", "valid", "errors", "warnings"}
+                                     object per line
     hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P]
     hrdf fk FILE --positions "q1 q2 ..." [--frame-type T] [--json]
     hrdf jacobian FILE --positions "q1 q2 ..." [--frame-type T] [--json]
-    hrdf info FILE [--json]
+    hrdf info FILE [--json]          dof, joint names, frame counts, total mass (kg) and the
+                                     element tree (a chain per output of branching elements)
 
 Positions are in rad (m for prismatic joints), in HEBI joint order. Frames are 4x4
 homogeneous transforms in the robot's reference frame (base frame applied), row major.

@@ -105,3 +105,10 @@ def test_report_is_a_dataclass_with_the_documented_fields():
     assert (report.valid, report.errors, report.warnings) == (True, [], [])
     assert report.model.dof_count == 6
     assert report.to_dict() == {'valid': True, 'errors': [], 'warnings': []}
+
+
+def test_package_exports_the_validation_api():
+    import hrdf_ros
+    assert hrdf_ros.validate_file is validate_file
+    assert hrdf_ros.validate_text is validate_text
+    assert hrdf_ros.ValidationReport is ValidationReport
