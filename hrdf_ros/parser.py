@@ -472,10 +472,8 @@ class _Reader:
             return
         target, directory, root_node = root
         outer = self.source
-        note = f'{outer.path}:{node.line}'
-        if outer.included_from:
-            note += f', {outer.included_from}'
-        self.source = _Source(target, directory, sources.identity(target), note)
+        self.source = _Source(target, directory, sources.identity(target),
+                              self._include_note(node))
         self.open_files.append((self.source.identity, target))
         try:
             if self.check_included_root(root_node, outer):
@@ -534,9 +532,15 @@ class _Reader:
         except XmlError as exc:
             d = exc.diagnostic
             self.sink.items.append(Diagnostic(
-                d.severity, f'{d.message} [in a file included from {self.source.path}:'
-                f'{node.line}]', d.path, d.line, d.column, d.element, d.attribute))
+                d.severity, f'{d.message} [in a file included from {self._include_note(node)}]',
+                d.path, d.line, d.column, d.element, d.attribute))
             return None
+
+    def _include_note(self, include: XmlNode) -> str:
+        """``'this.hrdf:4, main.hrdf:7'``: where the file an ``include`` names is included
+        from, innermost first."""
+        note = f'{self.source.path}:{include.line}'
+        return f'{note}, {self.source.included_from}' if self.source.included_from else note
 
     def check_included_root(self, root: XmlNode, outer: _Source) -> bool:
         """An included file must be a complete HRDF of the same version; its root's

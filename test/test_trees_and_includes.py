@@ -403,3 +403,15 @@ def test_worst_case_nesting_needs_little_python_stack(tmp_path):
     finally:
         sys.setrecursionlimit(limit)
     assert len(model.elements) == levels + 2
+
+
+def test_nested_include_notes_name_the_whole_chain(tmp_path):
+    write(tmp_path, 'parts/broken.hrdf', '<robot version="1.3.0">\n<actuator type="X5-1">\n'
+                                         '</robot>')
+    write(tmp_path, 'parts/leg.hrdf', LEG.replace('</robot>', '<include path="broken.hrdf"/>'
+                                                               '\n</robot>'))
+    main = write(tmp_path, 'main.hrdf', '<robot version="1.3.0">\n<include path="parts/leg.hrdf"/>'
+                                        '</robot>')
+    error = only_error(path=main)
+    assert error.path == str(tmp_path / 'parts' / 'broken.hrdf') and error.line == 3
+    assert f'included from {tmp_path / "parts" / "leg.hrdf"}:6, {main}:2' in error.message
