@@ -89,9 +89,11 @@ def test_spec_invalid_floats_are_rejected_where_floats_are_required(text):
         loads(f'<robot version="1.6.0"><rigid-body mass="1" output_trans="{text} 0 0"/>'
               '</robot>')
     assert info.value.errors[0].attribute == 'output_trans'
-    if text not in ('- 1.3',):  # "- 1.3" is a valid *formula* (unary minus), not a float
-        with pytest.raises(HrdfError):
-            loads(_twist(text, version='1.0.0'))
+    # a 1.0.0 file has plain floats where later versions have formulas ("- 1.3" is a
+    # formula, so it is rejected there as needing 1.1.0)
+    with pytest.raises(HrdfError) as info:
+        loads(_twist(text, version='1.0.0'))
+    assert info.value.errors[0].attribute == 'twist'
 
 
 # -- where hebi-py 2.16.1 is more lenient than the spec -----------------------------------
