@@ -106,7 +106,7 @@ def mutated_documents(draw):
     return out, base_dir
 
 
-@settings(max_examples=300, deadline=2000, database=None,
+@settings(max_examples=300, deadline=5000, database=None,  # ms; generous on a shared CPU
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(mutated_documents())
 def test_mutated_files_give_a_model_or_located_errors(document):
