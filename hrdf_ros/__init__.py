@@ -9,13 +9,15 @@ The package is layered: a ROS-free core (``parser`` -> ``model`` -> ``kinematics
     kin = hrdf_ros.Kinematics(model)
     pose = kin.end_effector([0.0] * model.dof_count)   # (4, 4), base frame, m
     urdf = hrdf_ros.to_urdf(model, robot_name='arm')
+    report = hrdf_ros.validate_file('arm.hrdf')        # never raises for bad content
 """
 from .diagnostics import Diagnostic, HrdfError
 from .kinematics import Kinematics
 from .model import Element, RobotModel
 from .parser import load, loads
 from .urdf import to_urdf
+from .validation import ValidationReport, validate_file, validate_text
 
-__all__ = ['Diagnostic', 'Element', 'HrdfError', 'Kinematics', 'RobotModel', 'load', 'loads',
-           'to_urdf']
+__all__ = ['Diagnostic', 'Element', 'HrdfError', 'Kinematics', 'RobotModel',
+           'ValidationReport', 'load', 'loads', 'to_urdf', 'validate_file', 'validate_text']
 __version__ = '0.1.0'

@@ -1,11 +1,14 @@
 """``hrdf``: command-line access to hrdf_ros without ROS.
 
 Subcommands:
-    hrdf validate FILE...            exit 0 valid (warnings allowed), 1 invalid, 2 usage/IO
+    hrdf validate FILE... [--json]   exit 0 valid (warnings allowed), 1 invalid, 2 usage/IO;
+                                     --json: one {"file", "valid", "errors", "warnings"}
+                                     object per line
     hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P]
     hrdf fk FILE --positions "q1 q2 ..." [--frame-type T] [--json]
     hrdf jacobian FILE --positions "q1 q2 ..." [--frame-type T] [--json]
-    hrdf info FILE [--json]
+    hrdf info FILE [--json]          dof, joint names, frame counts, total mass (kg) and the
+                                     element tree (a chain per output of branching elements)
 
 Positions are in rad (m for prismatic joints), in HEBI joint order. Frames are 4x4
 homogeneous transforms in the robot's reference frame (base frame applied), row major.
@@ -27,6 +30,7 @@ from .frames import build_frame_tree
 from .kinematics import FRAME_TYPES, Kinematics
 from .parser import load
 from .urdf import to_urdf
+from .validation import validate_file
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -35,8 +39,10 @@ class _UsageError(Exception):
     pass
 
 
-def _io_error(exc: HrdfError) -> bool:
-    return all(d.line == 0 for d in exc.errors)
+def _io_error(diagnostics) -> bool:
+    """True when the errors are about reading the file itself (line 0, no element)."""
+    errors = [d for d in diagnostics if d.severity == 'error']
+    return bool(errors) and all(d.line == 0 and d.element is None for d in errors)
 
 
 def _load_or_report(path: str):
@@ -45,7 +51,7 @@ def _load_or_report(path: str):
     except HrdfError as exc:
         for d in exc.diagnostics:
             print(d, file=sys.stderr)
-        return None, (EXIT_USAGE if _io_error(exc) else EXIT_INVALID)
+        return None, (EXIT_USAGE if _io_error(exc.diagnostics) else EXIT_INVALID)
     for w in model.warnings:
         print(w, file=sys.stderr)
     return model, EXIT_OK
@@ -54,22 +60,15 @@ def _load_or_report(path: str):
 def _cmd_validate(args) -> int:
     worst = EXIT_OK
     for path in args.files:
-        try:
-            model = load(path)
-            diagnostics, valid = list(model.warnings), True
-        except HrdfError as exc:
-            diagnostics, valid = exc.diagnostics, False
-            worst = max(worst, EXIT_USAGE if _io_error(exc) else EXIT_INVALID)
+        report = validate_file(path)
+        if not report.valid:
+            worst = max(worst, EXIT_USAGE if _io_error(report.errors) else EXIT_INVALID)
         if args.json:
-            print(json.dumps({
-                'file': path, 'valid': valid,
-                'errors': [d.to_dict() for d in diagnostics if d.severity == 'error'],
-                'warnings': [d.to_dict() for d in diagnostics if d.severity == 'warning'],
-            }))
+            print(json.dumps({'file': path, **report.to_dict()}))
         else:
-            for d in diagnostics:
+            for d in report.errors + report.warnings:
                 print(d, file=sys.stderr)
-            print(f'{path}: {"valid" if valid else "invalid"}')
+            print(f'{path}: {"valid" if report.valid else "invalid"}')
     return worst
 
 
@@ -128,6 +127,56 @@ _cmd_fk = _matrices_command('frames', 'frames')
 _cmd_jacobian = _matrices_command('jacobians', 'jacobians')
 
 
+def _element_tree(model, tree) -> list:
+    """The robot's shape as nested chains, mirroring HRDF's own nesting.
+
+    Returns the root chain: a list of element dicts (``index``, ``kind``, ``type``,
+    ``tag``, ``link``, ``joint`` (DoF name or ``None``), ``mass`` kg, ``file``, ``line``).
+    An element with one output continues its chain with the element mounted on it; an
+    element with several outputs ends its chain and gets ``outputs``: one chain per
+    output (empty when nothing is mounted there). Built without recursion.
+    """
+    mounted = {(e.parent, e.parent_output): i for i, e in enumerate(model.elements)}
+    joint_of = {e: tree.dof_names[k] for k, e in enumerate(model.dof_elements)}
+    roots: list = []
+    work = [(mounted.get((-1, 0)), roots)]
+    while work:
+        index, chain = work.pop()
+        while index is not None:
+            e = model.elements[index]
+            node = {'index': index, 'kind': e.kind, 'type': e.type, 'tag': e.tag,
+                    'link': tree.element_links[index], 'joint': joint_of.get(index),
+                    'mass': e.mass, 'file': e.path or None, 'line': e.line}
+            chain.append(node)
+            if len(e.outputs) == 1:
+                index = mounted.get((index, 0))
+                continue
+            node['outputs'] = [[] for _ in e.outputs]
+            work.extend((mounted.get((index, k)), node['outputs'][k])
+                        for k in reversed(range(len(e.outputs))))
+            index = None
+    return roots
+
+
+def _print_tree(chain: list) -> None:
+    """Print :func:`_element_tree` indented by branch level (no recursion)."""
+    work = [('chain', chain, 1)]
+    while work:
+        what, item, depth = work.pop()
+        if what == 'text':
+            print('  ' * depth + item)
+            continue
+        for n, node in enumerate(item):
+            joint = f' [{node["joint"]}]' if node['joint'] else ''
+            print(f'{"  " * depth}[{node["index"]}] {node["kind"]} {node["type"] or ""}'
+                  f'{joint} {node["mass"]:.6g} kg -> {node["link"]}')
+            if 'outputs' in node:  # a branch point ends its chain
+                for k in reversed(range(len(node['outputs']))):
+                    work.append(('chain', node['outputs'][k], depth + 2))
+                    work.append(('text', f'output {k + 1}:', depth + 1))
+                break
+
+
 def _cmd_info(args) -> int:
     model, code = _load_or_report(args.file)
     if model is None:
@@ -146,6 +195,7 @@ def _cmd_info(args) -> int:
                       'mass': e.mass, 'link': tree.element_links[i],
                       'implicit': e.implicit}
                      for i, e in enumerate(model.elements)],
+        'tree': _element_tree(model, tree),
     }
     if args.json:
         print(json.dumps(info))
@@ -153,9 +203,7 @@ def _cmd_info(args) -> int:
         print(f'{args.file}: HRDF {info["version"]}, {model.dof_count} DoF '
               f'({", ".join(tree.dof_names)}), total mass {model.total_mass:.6g} kg')
         print('frames: ' + ', '.join(f'{k} {v}' for k, v in info['frame_counts'].items()))
-        for e in info['elements']:
-            print(f'  [{e["index"]}] {e["kind"]:<12} {e["type"] or "":<20} '
-                  f'{e["mass"]:.6g} kg  -> {e["link"]}')
+        _print_tree(info['tree'])
     return EXIT_OK
 
 

@@ -6,7 +6,7 @@ the file, line, column, element and attribute, and renders in the compiler style
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import List, Optional
 
 ERROR = 'error'
@@ -46,8 +46,12 @@ class Diagnostic:
         return f'{where}: {self.severity}: {what}{self.message}'
 
     def to_dict(self) -> dict:
-        """Return a JSON-serialisable dict of all fields."""
-        return asdict(self)
+        """A JSON-serialisable dict: ``severity``, ``file`` (the :attr:`path`), ``line``,
+        ``column``, ``element``, ``attribute`` (``None`` when not applicable) and
+        ``message``."""
+        return {'severity': self.severity, 'file': self.path, 'line': self.line,
+                'column': self.column, 'element': self.element, 'attribute': self.attribute,
+                'message': self.message}
 
 
 class HrdfError(Exception):

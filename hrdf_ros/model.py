@@ -56,7 +56,15 @@ class Element:
         implicit: True for the end effector added to HRDF <= 1.1.0 chains.
         max_speed: rad/s (or m/s) rated speed for degrees of freedom, else ``None``.
         max_effort: N m (or N) rated effort for degrees of freedom, else ``None``.
-        line, column, path: where the element was written (0 / '' when implicit).
+        line, column, path: where the element was written (0 / '' when implicit); for
+            an element from an ``<include>``-d file, the included file.
+        mesh_path: a rigid body's ``mesh_path`` as written in the HRDF (a ``/``-separated
+            path relative to ``path``'s directory, or an ``http(s)://`` URL), or ``None``.
+        mesh_file: the mesh as a URL or a local path (``mesh_path`` resolved against the
+            directory of the HRDF file it was written in), or ``None`` when there is no
+            mesh or the HRDF came from text without a base directory.
+        mesh_transform: (4, 4) pose of the mesh's base frame in the element's input frame
+            (``mesh_rot``, ``mesh_trans``; m), or ``None`` when there is no mesh.
     """
 
     kind: str
@@ -77,6 +85,9 @@ class Element:
     line: int = 0
     column: int = 0
     path: str = ''
+    mesh_path: Optional[str] = None
+    mesh_file: Optional[str] = None
+    mesh_transform: Optional[np.ndarray] = None
 
     @property
     def is_dof(self) -> bool:

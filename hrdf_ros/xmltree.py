@@ -11,7 +11,7 @@ from __future__ import annotations
 import xml.sax
 import xml.sax.handler
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import defusedxml
 import defusedxml.sax
@@ -36,6 +36,8 @@ class XmlNode:
         line: 1-based line of the start tag.
         column: 1-based column of the start tag's ``<``.
         children: child elements in order.
+        text_at: (line, column) of the first non-whitespace character data directly
+            inside the element, or ``None`` when it has none (HRDF elements hold no text).
     """
 
     tag: str
@@ -43,6 +45,7 @@ class XmlNode:
     line: int
     column: int
     children: List['XmlNode'] = field(default_factory=list)
+    text_at: Optional[Tuple[int, int]] = None
 
 
 class _LimitExceeded(Exception):
@@ -78,6 +81,15 @@ class _TreeBuilder(xml.sax.handler.ContentHandler):
     def endElement(self, name):  # noqa: N802
         self.stack.pop()
 
+    def characters(self, content):
+        if self.stack and self.stack[-1].text_at is None and content.strip(' \t\r\n'):
+            self.stack[-1].text_at = self._where()
+
+    def _where(self):
+        if self.locator is None:
+            return 0, 0
+        return self.locator.getLineNumber(), self.locator.getColumnNumber() + 1
+
 
 def parse_xml(data: bytes, path: str) -> XmlNode:
     """Parse an XML document into an :class:`XmlNode` tree.
@@ -104,16 +116,26 @@ def parse_xml(data: bytes, path: str) -> XmlNode:
                                   exc.getLineNumber() or 0,
                                   (exc.getColumnNumber() or 0) + 1)) from None
     except defusedxml.DefusedXmlException as exc:
-        line = builder.locator.getLineNumber() if builder.locator else 0
-        raise XmlError(Diagnostic(ERROR, f'forbidden XML construct: {exc}', path, line,
-                                  0)) from None
+        line, column = builder._where()
+        raise XmlError(Diagnostic(ERROR, f'forbidden XML construct: {_forbidden(exc)}', path,
+                                  line, column)) from None
     except _LimitExceeded as exc:
-        line = builder.locator.getLineNumber() if builder.locator else 0
-        raise XmlError(Diagnostic(ERROR, f'document too complex: {exc}', path, line, 0)) \
+        line, column = builder._where()
+        raise XmlError(Diagnostic(ERROR, f'document too complex: {exc}', path, line, column)) \
             from None
     if builder.root is None:
         raise XmlError(Diagnostic(ERROR, 'document has no root element', path))
     return builder.root
+
+
+def _forbidden(exc: Exception) -> str:
+    if isinstance(exc, defusedxml.DTDForbidden):
+        return f'document type declarations (<!DOCTYPE {exc.name} ...>) are not allowed'
+    if isinstance(exc, defusedxml.EntitiesForbidden):
+        return f'entity declarations (<!ENTITY {exc.name} ...>) are not allowed'
+    if isinstance(exc, defusedxml.ExternalReferenceForbidden):
+        return 'external references are not allowed'
+    return str(exc)
 
 
 class XmlError(Exception):
