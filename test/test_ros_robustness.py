@@ -251,3 +251,45 @@ def test_two_prefixed_robots_side_by_side(ros):
         right_probe.destroy_node()
         stop(left, signal.SIGINT)
         stop(right)
+
+
+HEXAPOD_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'hexapod')
+
+
+def test_validate_service_and_text_with_includes(probe):
+    from hrdf_ros_interfaces.msg import HrdfDiagnostic
+    from hrdf_ros_interfaces.srv import LoadHrdf, ValidateHrdf
+    hexapod = os.path.join(HEXAPOD_DIR, 'hexapod.hrdf')
+    with open(hexapod) as handle:
+        text = handle.read()
+    process = run_node(BUNDLED_ARM, publish_frequency=0.0)
+    try:
+        assert probe.wait_for_node()
+        name = '/hrdf_ros_node/validate_hrdf'
+        ok = probe.call(ValidateHrdf, name, ValidateHrdf.Request(hrdf_path=hexapod))
+        assert ok.valid and not ok.errors
+        # text: includes resolve against base_directory, and fail without one
+        ok = probe.call(ValidateHrdf, name, ValidateHrdf.Request(
+            hrdf_text=text, base_directory=HEXAPOD_DIR))
+        assert ok.valid, [e.message for e in ok.errors]
+        no_base = probe.call(ValidateHrdf, name, ValidateHrdf.Request(hrdf_text=text))
+        assert not no_base.valid and no_base.errors[0].element == 'include'
+        # every error is reported, located
+        bad = probe.call(ValidateHrdf, name, ValidateHrdf.Request(hrdf_text=(
+            '<robot version="1.2.0">\n  <actuator type="X5-77"/>\n'
+            '  <link type="X5" extension="two" twist="0"/>\n</robot>')))
+        assert not bad.valid
+        assert [(e.line, e.element, e.attribute, e.severity) for e in bad.errors] == [
+            (2, 'actuator', 'type', HrdfDiagnostic.ERROR),
+            (3, 'link', 'extension', HrdfDiagnostic.ERROR)]
+        both = probe.call(ValidateHrdf, name, ValidateHrdf.Request(hrdf_path=hexapod,
+                                                                   hrdf_text=text))
+        assert not both.valid and 'exactly one' in both.errors[0].message
+        # validation leaves the running model alone; loading the text replaces it
+        assert model_status(probe).dof == 6
+        loaded = probe.call(LoadHrdf, '/hrdf_ros_node/load_hrdf', LoadHrdf.Request(
+            hrdf_text=text, base_directory=HEXAPOD_DIR))
+        assert loaded.success, loaded.message
+        assert model_status(probe).dof == 18
+    finally:
+        stop(process)

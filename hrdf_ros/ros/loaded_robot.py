@@ -99,7 +99,8 @@ def prepare(model: RobotModel, source: str, naming: Naming) -> LoadedRobot:
 
 def load_robot(naming: Naming, path: str = '', text: str = '',
                base_directory: str = '') -> LoadedRobot:
-    """Parse an HRDF (a file path, or text) and prepare it.
+    """Parse an HRDF (a file path, or text whose ``<include>`` paths resolve against
+    ``base_directory``) and prepare it.
 
     Raises:
         LoadError: with every located diagnostic when the HRDF is invalid or unreadable,
@@ -111,8 +112,7 @@ def load_robot(naming: Naming, path: str = '', text: str = '',
         if path:
             model = load(path)
         else:
-            name = os.path.join(base_directory, '<text>') if base_directory else '<text>'
-            model = loads(text, path=name)
+            model = loads(text, path='<text>', base_dir=base_directory or None)
     except HrdfError as exc:
         raise LoadError(str(exc), exc.diagnostics) from None
     return prepare(model, path or '<text>', naming)

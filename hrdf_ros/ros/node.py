@@ -40,6 +40,8 @@ Services (hrdf_ros_interfaces/srv, in the node's private namespace):
     ~/get_jacobian (GetJacobian): the 6 x dof geometric Jacobian of one frame, rows
         [vx vy vz wx wy wz] in the reference frame, row major.
     ~/load_hrdf (LoadHrdf): replace the model with an HRDF file or text (as a reload).
+    ~/validate_hrdf (ValidateHrdf): validate an HRDF file or text (every located error
+        and warning, as ``hrdf validate``) without changing the running model.
 Bad requests get ``success = False`` and a message, never an exception.
 
 joint_states hygiene (:mod:`hrdf_ros.ros.joint_input`): empty messages, mismatched
@@ -60,19 +62,20 @@ import numpy as np
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.experimental import EventsExecutor
-from rclpy.task import Future
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
+from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from hrdf_ros_interfaces.msg import HrdfDiagnostic
 from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModelStatus,
-                                     LoadHrdf)
+                                     LoadHrdf, ValidateHrdf)
 
+from ..validation import validate_file, validate_text
 from .joint_input import MISSING_JOINT_POLICIES, JointInput
 from .loaded_robot import LoadedRobot, LoadError, Naming, load_robot
 from .services import KinematicsQueries
@@ -151,6 +154,7 @@ class HrdfStatePublisher(Node):
                             self._on_forward_kinematics)
         self.create_service(GetJacobian, '~/get_jacobian', self._on_jacobian)
         self.create_service(LoadHrdf, '~/load_hrdf', self._on_load_hrdf)
+        self.create_service(ValidateHrdf, '~/validate_hrdf', self._on_validate_hrdf)
         if frequency > 0.0:
             self.create_timer(1.0 / frequency, self._on_timer)
         self.create_timer(SUMMARY_PERIOD_S, self._log_rejected_summary)
@@ -321,6 +325,22 @@ class HrdfStatePublisher(Node):
         response.end_effector_frames = model.frame_count('end_effector')
         response.total_mass = model.total_mass
         response.warnings = [diagnostic_msg(w) for w in model.warnings]
+        return response
+
+    def _on_validate_hrdf(self, request, response):
+        """Validate an HRDF file or text without touching the running model."""
+        if bool(request.hrdf_path) == bool(request.hrdf_text):
+            response.valid = False
+            response.errors = [HrdfDiagnostic(
+                severity=HrdfDiagnostic.ERROR,
+                message='give exactly one of hrdf_path or hrdf_text')]
+            return response
+        report = (validate_file(request.hrdf_path) if request.hrdf_path else
+                  validate_text(request.hrdf_text, base_dir=request.base_directory or None,
+                                name='<text>'))
+        response.valid = report.valid
+        response.errors = [diagnostic_msg(d) for d in report.errors]
+        response.warnings = [diagnostic_msg(d) for d in report.warnings]
         return response
 
     def _on_forward_kinematics(self, request, response):
