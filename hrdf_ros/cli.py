@@ -4,7 +4,8 @@ Subcommands:
     hrdf validate FILE... [--json]   exit 0 valid (warnings allowed), 1 invalid, 2 usage/IO;
                                      --json: one {"file", "valid", "errors", "warnings"}
                                      object per line
-    hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P]
+    hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P] [--xacro] [--limits YAML]
+              [--hebi-meshes]
     hrdf fk FILE --positions "q1 q2 ..." [--frame-type T] [--json]
     hrdf jacobian FILE --positions "q1 q2 ..." [--frame-type T] [--json]
     hrdf info FILE [--json]          dof, joint names, frame counts, total mass (kg) and the
@@ -28,8 +29,9 @@ import numpy as np
 from .diagnostics import HrdfError
 from .frames import build_frame_tree
 from .kinematics import FRAME_TYPES, Kinematics
+from .limits import read_limits
 from .parser import load
-from .urdf import to_urdf
+from .urdf import to_urdf, to_xacro
 from .validation import validate_file
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -78,7 +80,10 @@ def _cmd_urdf(args) -> int:
         return code
     name = args.name or os.path.splitext(os.path.basename(args.file))[0]
     try:
-        text = to_urdf(model, name, joint_prefix=args.joint_prefix)
+        limits = read_limits(args.limits) if args.limits else None
+        write = to_xacro if args.xacro else to_urdf
+        text = write(model, name, joint_prefix=args.joint_prefix, position_limits=limits,
+                     hebi_meshes=args.hebi_meshes)
     except ValueError as exc:
         raise _UsageError(str(exc)) from None
     if args.output and args.output != '-':
@@ -220,6 +225,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('-o', '--output', help='output file (default: stdout)')
     p.add_argument('--name', help='URDF robot name (default: file name)')
     p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+    p.add_argument('--xacro', action='store_true',
+                   help='write a xacro macro (prefix, parent, xyz, rpy) instead')
+    p.add_argument('--limits', metavar='YAML',
+                   help='joint position limits, a YAML mapping joint: [lower, upper]')
+    p.add_argument('--hebi-meshes', action='store_true',
+                   help='actuator meshes from package://hebi_description')
     p.set_defaults(run=_cmd_urdf)
     for name, run, help_text in (
             ('fk', _cmd_fk, 'forward kinematics'),

@@ -14,7 +14,8 @@ Layout (names are the defaults; an element's HRDF ``tag`` replaces its link name
   mounted becomes a link of its own: ``end_effector`` (``end_effector2``... when a robot
   has several) for end effectors, ``<element>_output`` otherwise.
 * degrees of freedom become joints ``J1``, ``J2``... in joint-position order (prefix
-  configurable, or an explicit list of names); fixed joints are ``<child link>_joint``.
+  configurable), or take their element's ``tag``, or an explicit list of names; fixed
+  joints are ``<child link>_joint``.
 """
 from __future__ import annotations
 
@@ -96,7 +97,8 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
         model: the robot.
         joint_names: optional names for the degrees of freedom, in joint-position order
             (length must equal ``model.dof_count``).
-        joint_prefix: prefix for generated joint names (``J`` -> ``J1, J2, ...``).
+        joint_prefix: prefix for generated joint names (``J`` -> ``J1, J2, ...``); a
+            degree of freedom whose element has a ``tag`` is named after the tag.
 
     Returns:
         The :class:`FrameTree`.
@@ -112,7 +114,9 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
                              'freedom')
         dof_names = [_check_name(str(n), 'joint name') for n in joint_names]
     else:
-        dof_names = [f'{joint_prefix}{k + 1}' for k in range(dof)]
+        # a tagged degree of freedom is named after its HRDF tag
+        dof_names = [model.elements[e].tag or f'{joint_prefix}{k + 1}'
+                     for k, e in enumerate(model.dof_elements)]
         for n in dof_names:
             _check_name(n, 'joint name')
 

@@ -293,3 +293,29 @@ def test_validate_service_and_text_with_includes(probe):
         assert model_status(probe).dof == 18
     finally:
         stop(process)
+
+
+def test_geared_joints_joint_states_are_urdf_values(probe, tmp_path, hebi_import):
+    """joint_states carry URDF joint values; HEBI positions are gear_ratio times them."""
+    text = ('<robot version="1.5.0"><actuator type="X8-9"/><joint axis="ry" gear_ratio="-2"/>'
+            '<actuator type="X5-1"/><joint axis="tz" gear_ratio="4"/>'
+            '<rigid-body mass="0.3" output_trans="0.1 0 0.2"/><end-effector/></robot>')
+    path = tmp_path / 'geared.hrdf'
+    path.write_text(text)
+    model = load(str(path))
+    names = build_frame_tree(model).dof_names
+    ratios = np.array([model.elements[e].gear_ratio for e in model.dof_elements])
+    process = run_node(str(path), publish_frequency=0.0)
+    try:
+        assert probe.wait_for_node()
+        values = np.array([0.3, 0.4, -0.7, 0.05])
+        stamp = probe.publish_positions(names, values)
+        assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 10.0)
+        assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 10.0)
+        hebi_positions = values * ratios
+        np.testing.assert_allclose(probe.lookup('base_link', 'end_effector'),
+                                   hebi_import[1](text).get_end_effector(hebi_positions),
+                                   atol=1e-9, rtol=0)
+        np.testing.assert_allclose(node_positions(probe), hebi_positions, atol=1e-15)
+    finally:
+        stop(process)

@@ -6,8 +6,8 @@ switches over in one assignment, so a failed or partial load never shows.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -32,13 +32,16 @@ class LoadError(Exception):
 
 
 @dataclass
-class Naming:
-    """Node parameters that shape names: robot name, TF frame prefix, joint names."""
+class RobotOptions:
+    """Node parameters that shape the description: robot name, TF frame prefix, joint
+    names, joint position limits ``{joint: (lower, upper)}`` (rad or m), HEBI meshes."""
 
     robot_name: str = ''
     frame_prefix: str = ''
     joint_prefix: str = 'J'
     joint_names: Tuple[str, ...] = ()
+    position_limits: Dict[str, Tuple[float, float]] = field(default_factory=dict)
+    hebi_meshes: bool = False
 
 
 @dataclass
@@ -53,6 +56,8 @@ class LoadedRobot:
         fixed_pairs: (parent, child) TF frame ids of fixed joints, prefixed.
         fixed_transforms: (k, 4, 4) parent -> child transforms of the fixed joints, m.
         base_frame_id: prefixed reference frame (the base link).
+        gear_ratios: (dof,) HEBI position / URDF joint value per degree of freedom (1
+            except for HRDF ``<joint gear_ratio>``).
     """
 
     source: str
@@ -65,6 +70,7 @@ class LoadedRobot:
     fixed_pairs: List[Tuple[str, str]]
     fixed_transforms: np.ndarray
     base_frame_id: str
+    gear_ratios: np.ndarray
 
     @property
     def joint_names(self) -> List[str]:
@@ -72,12 +78,12 @@ class LoadedRobot:
         return list(self.tree.dof_names)
 
 
-def prepare(model: RobotModel, source: str, naming: Naming) -> LoadedRobot:
+def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRobot:
     """Build every derived structure of a parsed model.
 
     Raises:
-        LoadError: when the naming parameters do not fit the model (e.g. the number of
-            joint names differs from the degrees of freedom).
+        LoadError: when the options do not fit the model (e.g. the number of joint
+            names differs from the degrees of freedom, or limits name unknown joints).
     """
     try:
         tree = build_frame_tree(model, list(naming.joint_names) or None, naming.joint_prefix)
@@ -88,16 +94,22 @@ def prepare(model: RobotModel, source: str, naming: Naming) -> LoadedRobot:
     prefix = naming.frame_prefix
     moving = sorted((j for j in tree.joints if not j.is_fixed), key=lambda j: j.dof)
     fixed = [j for j in tree.joints if j.is_fixed]
+    try:
+        urdf = to_urdf(model, name, tree=tree, position_limits=naming.position_limits,
+                       hebi_meshes=naming.hebi_meshes)
+    except ValueError as exc:
+        raise LoadError(str(exc)) from None
     return LoadedRobot(
         source=source, name=name, model=model, tree=tree, kinematics=Kinematics(model),
-        urdf=to_urdf(model, name, tree=tree),
+        urdf=urdf,
         moving_pairs=[(prefix + j.parent, prefix + j.child) for j in moving],
         fixed_pairs=[(prefix + j.parent, prefix + j.child) for j in fixed],
         fixed_transforms=np.array([joint_origin(model, j) for j in fixed]).reshape(-1, 4, 4),
-        base_frame_id=prefix + tree.links[0])
+        base_frame_id=prefix + tree.links[0],
+        gear_ratios=np.array([model.elements[e].gear_ratio for e in model.dof_elements]))
 
 
-def load_robot(naming: Naming, path: str = '', text: str = '',
+def load_robot(naming: RobotOptions, path: str = '', text: str = '',
                base_directory: str = '') -> LoadedRobot:
     """Parse an HRDF (a file path, or text whose ``<include>`` paths resolve against
     ``base_directory``) and prepare it.

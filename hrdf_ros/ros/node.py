@@ -15,7 +15,12 @@ Parameters (all read-only after start except ``hrdf_file``):
         transforms are re-published, stamped with the current time; 0 publishes only on
         ``joint_states``.
     joint_prefix (string, default ``J``): generated joint names are ``J1, J2, ...``.
-    joint_names (string array): explicit joint names, in HEBI joint order.
+    joint_names (string array): explicit joint names, in HEBI joint order (default: an
+        element's HRDF ``tag``, else ``J1, J2, ...``).
+    position_limits_file (string): YAML ``{joint: [lower, upper]}`` (rad or m) written as
+        URDF position limits (those joints become ``revolute``).
+    hebi_meshes (bool, default false): draw actuators with HEBI's meshes
+        (``package://hebi_description/...``).
     missing_joints (string, ``last`` or ``zero``, default ``last``): the position of a
         joint absent from a joint_states message.
     ignore_timestamp (bool, default false): accept joint_states whose stamp is older
@@ -43,6 +48,9 @@ Services (hrdf_ros_interfaces/srv, in the node's private namespace):
     ~/validate_hrdf (ValidateHrdf): validate an HRDF file or text (every located error
         and warning, as ``hrdf validate``) without changing the running model.
 Bad requests get ``success = False`` and a message, never an exception.
+
+joint_states carry URDF joint values; the node multiplies them by the HRDF ``gear_ratio``
+(1 for actuators) to get HEBI positions. Service positions are HEBI positions.
 
 joint_states hygiene (:mod:`hrdf_ros.ros.joint_input`): empty messages, mismatched
 name/position lengths, duplicate or non-finite positions and (unless
@@ -75,9 +83,10 @@ from hrdf_ros_interfaces.msg import HrdfDiagnostic
 from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModelStatus,
                                      LoadHrdf, ValidateHrdf)
 
+from ..limits import read_limits
 from ..validation import validate_file, validate_text
 from .joint_input import MISSING_JOINT_POLICIES, JointInput
-from .loaded_robot import LoadedRobot, LoadError, Naming, load_robot
+from .loaded_robot import LoadedRobot, LoadError, RobotOptions, load_robot
 from .services import KinematicsQueries
 from .tf_messages import TransformMessages, to_transform_msgs
 
@@ -113,11 +122,18 @@ class HrdfStatePublisher(Node):
         names = self.declare_parameter(
             'joint_names', [''], ParameterDescriptor(description='joint names, HEBI order',
                                                      read_only=True)).value
-        self.naming = Naming(
+        limits_file = self.declare_parameter('position_limits_file', '', READ_ONLY).value
+        try:
+            limits = read_limits(limits_file) if limits_file else {}
+        except (OSError, ValueError) as exc:
+            raise StartupError(f'position_limits_file: {exc}') from None
+        self.naming = RobotOptions(
             robot_name=self.declare_parameter('robot_name', '', READ_ONLY).value,
             frame_prefix=self.declare_parameter('frame_prefix', '', READ_ONLY).value,
             joint_prefix=self.declare_parameter('joint_prefix', 'J', READ_ONLY).value,
-            joint_names=tuple(n for n in (names or []) if n))
+            joint_names=tuple(n for n in (names or []) if n),
+            position_limits=limits,
+            hebi_meshes=bool(self.declare_parameter('hebi_meshes', False, READ_ONLY).value))
         self.missing_joints = self.declare_parameter('missing_joints', 'last', READ_ONLY).value
         self.ignore_timestamp = bool(
             self.declare_parameter('ignore_timestamp', False, READ_ONLY).value)
@@ -303,13 +319,17 @@ class HrdfStatePublisher(Node):
     def _publish_moving(self, stamp):
         if not self.robot.moving_pairs:
             return
-        transforms = self.robot.kinematics.dof_transforms(self.input.positions)
+        transforms = self.robot.kinematics.dof_transforms(self._hebi_positions())
         self._tf_pub.publish(self._moving_messages.fill(transforms, stamp))
 
     # -- services ----------------------------------------------------------------------
 
+    def _hebi_positions(self) -> np.ndarray:
+        """The latest joint_states (URDF joint values) as HEBI positions: x gear ratio."""
+        return self.input.positions * self.robot.gear_ratios
+
     def _latest(self) -> Optional[np.ndarray]:
-        return self.input.positions if self.input.received else None
+        return self._hebi_positions() if self.input.received else None
 
     def _on_model_status(self, request, response):
         robot, model = self.robot, self.robot.model
