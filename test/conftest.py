@@ -34,3 +34,21 @@ def hebi_import():
     """hebi-py's HRDF importer (the test oracle; a test-only dependency)."""
     from hebi.robot_model import import_from_hrdf, import_from_hrdf_string
     return import_from_hrdf, import_from_hrdf_string
+
+
+@pytest.fixture(scope='module')
+def ros():
+    """rclpy initialised for the ROS 2 integration tests of one module."""
+    import rclpy
+    rclpy.init()
+    yield
+    rclpy.try_shutdown()
+
+
+@pytest.fixture
+def probe(ros, request):
+    """A NodeProbe (joint_states publisher, TF/robot_description listener) per test."""
+    from hrdf_ros.ros.probe import NodeProbe
+    node = NodeProbe(f'probe_{abs(hash(request.node.name)) % 10**8}')
+    yield node
+    node.destroy_node()

@@ -12,44 +12,16 @@ import sys
 
 import numpy as np
 import pytest
-import rclpy
 from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import load
 from hrdf_ros.frames import build_frame_tree
-from hrdf_ros.ros.probe import NodeProbe, start_node_process, stop_node_process
 
 from conftest import BUNDLED_ARM, KITS_DIR
+from ros_helpers import run_node, stop
 
 ARM_KIT = os.path.join(KITS_DIR, 'A-2085-06.hrdf')
 SEVEN_DOF_KIT = os.path.join(KITS_DIR, 'X-Series-Double-Shoulder-7DOF.hrdf')
-
-
-@pytest.fixture(scope='module')
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
-@pytest.fixture
-def probe(ros, request):
-    node = NodeProbe(f'probe_{abs(hash(request.node.name)) % 10**8}')
-    yield node
-    node.destroy_node()
-
-
-def run_node(hrdf_file, **parameters):
-    return start_node_process(hrdf_file, parameters, stderr=subprocess.PIPE)
-
-
-def assert_clean_exit(process, sig=signal.SIGTERM):
-    try:
-        code = stop_node_process(process, sig)
-    except subprocess.TimeoutExpired:
-        code = 'no exit (killed)'
-    err = process.stderr.read().decode(errors='replace') if process.stderr else ''
-    assert code == 0, f'node exit code {code}; stderr:\n{err[-3000:]}'
 
 
 @pytest.mark.parametrize('path', [ARM_KIT, SEVEN_DOF_KIT])
@@ -78,7 +50,7 @@ def test_tf_from_joint_states_matches_hebi(path, probe, hebi_import):
             pose = probe.lookup('base_link', 'end_effector')
             np.testing.assert_allclose(pose, hebi.get_end_effector(q), atol=1e-9, rtol=0)
     finally:
-        assert_clean_exit(process)
+        stop(process)
 
 
 def test_frame_prefix_and_sigint(probe):
@@ -99,7 +71,7 @@ def test_frame_prefix_and_sigint(probe):
         assert 'left/base_link' in {t.header.frame_id for m in probe.tf_static_messages
                                     for t in m.transforms}
     finally:
-        assert_clean_exit(process, signal.SIGINT)
+        stop(process, signal.SIGINT)
 
 
 def test_robot_description_parameter_is_read_only(probe):
@@ -119,7 +91,7 @@ def test_robot_description_parameter_is_read_only(probe):
         assert response.results[0].successful is False
         assert 'set hrdf_file' in response.results[0].reason
     finally:
-        assert_clean_exit(process)
+        stop(process)
 
 
 def test_bad_joint_states_do_not_crash_or_publish(probe):
@@ -136,7 +108,7 @@ def test_bad_joint_states_do_not_crash_or_publish(probe):
         assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 10.0)
         assert process.poll() is None
     finally:
-        assert_clean_exit(process)
+        stop(process)
 
 
 @pytest.mark.parametrize('contents,expected', [
@@ -246,7 +218,7 @@ def test_kinematics_services_match_hebi(probe, hebi_import, tmp_path):
         assert not response.success and 'out of range' in response.message
         assert process.poll() is None, 'the node died'
     finally:
-        assert_clean_exit(process)
+        stop(process)
 
 
 def test_latest_joint_states_before_any_arrived(probe, tmp_path):
@@ -262,4 +234,4 @@ def test_latest_joint_states_before_any_arrived(probe, tmp_path):
         assert response is not None and not response.success
         assert 'no joint_states received yet' in response.message
     finally:
-        assert_clean_exit(process)
+        stop(process)

@@ -1,57 +1,26 @@
 """hrdf_ros_node over real DDS: joint_states hygiene, reloads, two robots side by side.
 
 Each bad input is followed by a good marker message on the same topic (same publisher,
-reliable: delivered in order); once the marker's /tf arrives, the node has handled the
+delivered in order); once the marker's /tf arrives, the node has handled the
 bad message, and its joint positions (read back with the Jacobian service) show whether
 it was applied. No /tf may ever carry a bad message's stamp.
 """
 import os
 import signal
-import subprocess
 
 import numpy as np
-import pytest
-import rclpy
 from builtin_interfaces.msg import Time
 from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import Kinematics, load
 from hrdf_ros.frames import build_frame_tree
-from hrdf_ros.ros.probe import NodeProbe, start_node_process, stop_node_process
+from hrdf_ros.ros.probe import NodeProbe
 
 from conftest import BUNDLED_ARM, KITS_DIR
+from ros_helpers import run_node, stop
 
 SEVEN_DOF_KIT = os.path.join(KITS_DIR, 'X-Series-Double-Shoulder-7DOF.hrdf')
 NAMES = build_frame_tree(load(BUNDLED_ARM)).dof_names
-
-
-@pytest.fixture(scope='module')
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
-@pytest.fixture
-def probe(ros, request):
-    node = NodeProbe(f'probe_{abs(hash(request.node.name)) % 10**8}')
-    yield node
-    node.destroy_node()
-
-
-def run_node(hrdf_file, namespace='', **parameters):
-    return start_node_process(hrdf_file, parameters, stderr=subprocess.PIPE,
-                              namespace=namespace)
-
-
-def stop(process, sig=signal.SIGTERM):
-    try:
-        code = stop_node_process(process, sig)
-    except subprocess.TimeoutExpired:
-        code = 'no exit (killed)'
-    err = process.stderr.read().decode(errors='replace') if process.stderr else ''
-    assert code == 0, f'node exit code {code}; stderr:\n{err[-3000:]}'
-    return err
 
 
 def node_positions(probe, node='/hrdf_ros_node'):
