@@ -24,6 +24,7 @@ import argparse
 import io
 import os
 import sys
+import textwrap
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
@@ -196,7 +197,7 @@ def render(urdf_text: str, out: str, configuration: Optional[Dict[str, float]] =
     ax.set_xlabel('x (m)')
     ax.set_ylabel('y (m)')
     ax.set_zlabel('z (m)')
-    ax.set_title(title or robot.robot.name)
+    ax.set_title(textwrap.fill(title or robot.robot.name, 70))
     notes = []
     if counts['mesh']:
         notes.append(f'{counts["mesh"]} mesh visual(s) not drawn')
