@@ -172,7 +172,17 @@ def parse_urdf(urdf_text: str) -> UrdfStructure:
             if link not in known:
                 raise ValueError(f'URDF joint "{j.name}" names unknown link "{link}"')
     roots = [link for link in links if link not in set(children)]
-    if len(roots) != 1 or len(set(children)) != len(children):
+    reached = set(roots[:1])
+    below: Dict[str, List[str]] = {}
+    for j in joints:
+        below.setdefault(j.parent, []).append(j.child)
+    stack = list(reached)
+    while stack:
+        for child in below.get(stack.pop(), []):
+            if child not in reached:
+                reached.add(child)
+                stack.append(child)
+    if len(roots) != 1 or len(set(children)) != len(children) or reached != known:
         raise ValueError('URDF links do not form a single tree '
                          f'(roots: {", ".join(roots) or "none"})')
     return UrdfStructure(root.get('name', ''), links, joints, roots[0], collision)

@@ -217,6 +217,11 @@ def test_bad_urdf_and_names_are_value_errors():
         moveit_config(model, 'arm', urdf_text='<robot')
     with pytest.raises(ValueError, match='single tree'):
         parse_urdf('<robot name="r"><link name="a"/><link name="b"/></robot>')
+    with pytest.raises(ValueError, match='single tree'):      # a detached loop
+        parse_urdf('<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+                   '<joint name="j" type="fixed"><parent link="b"/><child link="c"/></joint>'
+                   '<joint name="k" type="fixed"><parent link="c"/><child link="b"/></joint>'
+                   '</robot>')
     with pytest.raises(ValueError, match='unknown link'):
         parse_urdf('<robot name="r"><link name="a"/><joint name="j" type="fixed">'
                    '<parent link="a"/><child link="x"/></joint></robot>')
