@@ -1,3 +1,5 @@
+from glob import glob
+
 from setuptools import find_packages, setup
 
 package_name = 'hrdf_ros'
@@ -9,10 +11,11 @@ setup(
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
-        ('share/' + package_name + '/launch', ['launch/hrdf.launch.py']),
-        ('share/' + package_name + '/config', ['config/x_series_arm_6dof.hrdf', 'config/hrdf_ros.yaml']),
+        ('share/' + package_name + '/launch', sorted(glob('launch/*.py'))),
+        ('share/' + package_name + '/config', ['config/x_series_arm_6dof.hrdf', 'config/hrdf_ros.yaml']
+         + sorted(glob('config/*.rviz'))),
     ],
-    install_requires=['setuptools', 'numpy', 'defusedxml'],
+    install_requires=['setuptools', 'numpy', 'defusedxml', 'PyYAML'],
     zip_safe=True,
     maintainer='hrdf_ros maintainers',
     maintainer_email='maintainers@hrdf-ros.dev',

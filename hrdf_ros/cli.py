@@ -10,6 +10,9 @@ Subcommands:
     hrdf jacobian FILE --positions "q1 q2 ..." [--frame-type T] [--json]
     hrdf info FILE [--json]          dof, joint names, frame counts, total mass (kg) and the
                                      element tree (a chain per output of branching elements)
+    hrdf moveit FILE -o DIR [--name N] [--joint-prefix P]
+                                     MoveIt 2 config (URDF, SRDF, kinematics, joint limits,
+                                     controllers; hrdf_ros.moveit) in DIR; prints the paths
 
 Positions are in rad (m for prismatic joints), in HEBI joint order. Frames are 4x4
 homogeneous transforms in the robot's reference frame (base frame applied), row major.
@@ -212,6 +215,22 @@ def _cmd_info(args) -> int:
     return EXIT_OK
 
 
+def _cmd_moveit(args) -> int:
+    # imported here: only this subcommand needs PyYAML
+    from .moveit import write_moveit_config
+    model, code = _load_or_report(args.file)
+    if model is None:
+        return code
+    name = args.name or os.path.splitext(os.path.basename(args.file))[0]
+    try:
+        paths = write_moveit_config(model, args.output, name, joint_prefix=args.joint_prefix)
+    except ValueError as exc:
+        raise _UsageError(str(exc)) from None
+    for path in paths:
+        print(path)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of the ``hrdf`` command."""
     parser = argparse.ArgumentParser(prog='hrdf', description='HEBI HRDF tools (hrdf_ros)')
@@ -245,6 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('file', metavar='FILE')
     p.add_argument('--json', action='store_true')
     p.set_defaults(run=_cmd_info)
+    p = sub.add_parser('moveit', help='write a MoveIt 2 configuration of an HRDF file')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('-o', '--output', required=True, metavar='DIR', help='output folder')
+    p.add_argument('--name', help='robot name and file stem (default: file name)')
+    p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+    p.set_defaults(run=_cmd_moveit)
     return parser
 
 
