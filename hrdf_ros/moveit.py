@@ -241,6 +241,9 @@ def disabled_collision_pairs(urdf: UrdfStructure) -> List[Tuple[str, str]]:
     * the parent and child link of every joint;
     * every two links rigidly attached through fixed joints (they never move relative
       to each other);
+    * every two links of two rigid bodies joined by one moving joint (e.g. an actuator
+      and the next actuator mounted on it through a bracket: the bracket and that
+      actuator are one rigid body, adjacent to the first actuator);
     * every two links with collision geometry that are joined through links without
       any (MoveIt Setup Assistant's notion of adjacency).
 
@@ -275,6 +278,11 @@ def disabled_collision_pairs(urdf: UrdfStructure) -> List[Tuple[str, str]]:
         for i, a in enumerate(members):
             for b in members[i + 1:]:
                 add(a, b)
+    for j in urdf.joints:
+        if j.type != 'fixed':
+            for a in bodies[find(j.parent)]:
+                for b in bodies[find(j.child)]:
+                    add(a, b)
     for start in urdf.links:
         if start not in urdf.collision_links:
             continue

@@ -191,8 +191,9 @@ def test_tree_with_prismatic_and_revolute_limits_from_the_urdf():
 
 
 def test_disabled_pairs_rigid_bodies_and_links_without_geometry():
-    """Rigidly attached links are never checked against each other; links with
-    collision geometry joined only through geometry-less links count as adjacent."""
+    """Rigidly attached links are never checked against each other; two rigid bodies
+    joined by one moving joint are adjacent as wholes; links with collision geometry
+    joined only through geometry-less links count as adjacent."""
     box = '<collision><geometry><box size="1 1 1"/></geometry></collision>'
     urdf = parse_urdf(
         '<robot name="r"><link name="a">' + box + '</link><link name="b"/>'
@@ -206,8 +207,8 @@ def test_disabled_pairs_rigid_bodies_and_links_without_geometry():
         '<joint name="f2" type="fixed"><parent link="e"/><child link="f"/></joint>'
         '</robot>')
     pairs = disabled_collision_pairs(urdf)
-    assert pairs == [('a', 'b'), ('a', 'c'), ('b', 'c'), ('c', 'd'), ('d', 'e'), ('d', 'f'),
-                     ('e', 'f')]
+    assert pairs == [('a', 'b'), ('a', 'c'), ('b', 'c'), ('c', 'd'), ('c', 'e'), ('c', 'f'),
+                     ('d', 'e'), ('d', 'f'), ('e', 'f')]
     assert ('a', 'd') not in pairs                      # a real collision to check
 
 
