@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Render a robot's URDF visual geometry at one configuration to a PNG (matplotlib).
 
-Usage (from the repository root; needs docs/requirements.txt):
+Usage (from the repository root; matplotlib comes with make env):
     python scripts/render_robot.py config/x_series_arm_6dof.hrdf \\
         --positions "0.3 0.9 1.6 -0.4 0.8 0" -o docs/x_series_arm.png
     python scripts/render_robot.py robot.urdf --positions "..." -o robot.png

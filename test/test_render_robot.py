@@ -1,6 +1,6 @@
 """scripts/render_robot.py draws box/cylinder/sphere visuals, skips meshes, and falls
 back to a ball-and-segment skeleton for a URDF without visuals (docs dependency:
-matplotlib, skipped when it is not installed)."""
+matplotlib, from requirements-dev.txt)."""
 import importlib.util
 import os
 
@@ -8,8 +8,6 @@ import pytest
 
 from conftest import BUNDLED_ARM, REPO
 
-pytest.importorskip('matplotlib')
-pytest.importorskip('yourdfpy')
 
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 
