@@ -77,11 +77,16 @@ def _cmd_validate(args) -> int:
     return worst
 
 
+def _robot_name(args) -> str:
+    """``--name``, else the HRDF file name without extension."""
+    return args.name or os.path.splitext(os.path.basename(args.file))[0]
+
+
 def _cmd_urdf(args) -> int:
     model, code = _load_or_report(args.file)
     if model is None:
         return code
-    name = args.name or os.path.splitext(os.path.basename(args.file))[0]
+    name = _robot_name(args)
     try:
         limits = read_limits(args.limits) if args.limits else None
         write = to_xacro if args.xacro else to_urdf
@@ -221,7 +226,7 @@ def _cmd_moveit(args) -> int:
     model, code = _load_or_report(args.file)
     if model is None:
         return code
-    name = args.name or os.path.splitext(os.path.basename(args.file))[0]
+    name = _robot_name(args)
     try:
         paths = write_moveit_config(model, args.output, name, joint_prefix=args.joint_prefix)
     except ValueError as exc:
