@@ -88,7 +88,7 @@ from ..validation import validate_file, validate_text
 from .joint_input import MISSING_JOINT_POLICIES, JointInput
 from .loaded_robot import LoadedRobot, LoadError, RobotOptions, load_robot
 from .services import KinematicsQueries
-from .tf_messages import TransformMessages, to_transform_msgs
+from .tf_messages import TransformMessages
 
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -313,8 +313,8 @@ class HrdfStatePublisher(Node):
         if not robot.fixed_pairs:
             return
         stamp = self.get_clock().now().to_msg()
-        msgs = to_transform_msgs(robot.fixed_transforms, robot.fixed_pairs, stamp)
-        self._tf_static_pub.publish(TFMessage(transforms=msgs))
+        message = TransformMessages(robot.fixed_pairs).fill(robot.fixed_transforms, stamp)
+        self._tf_static_pub.publish(message)
 
     def _publish_moving(self, stamp):
         if not self.robot.moving_pairs:

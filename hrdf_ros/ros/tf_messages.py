@@ -1,7 +1,7 @@
 """Conversions between numpy transforms and ROS ``geometry_msgs`` / ``tf2_msgs`` messages."""
 from __future__ import annotations
 
-from typing import Iterable, List, Tuple
+from typing import Iterable, Tuple
 
 import numpy as np
 from geometry_msgs.msg import TransformStamped
@@ -9,34 +9,6 @@ from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
 from ..transforms import quaternion_to_rotation, rotation_to_quaternion
-
-
-def to_transform_msgs(transforms: np.ndarray, pairs: Iterable[Tuple[str, str]], stamp,
-                      ) -> List[TransformStamped]:
-    """Build TransformStamped messages.
-
-    Args:
-        transforms: (k, 4, 4) parent -> child transforms (m).
-        pairs: k (parent frame id, child frame id) pairs, prefixes already applied.
-        stamp: ``builtin_interfaces/Time`` for every header.
-
-    Returns:
-        k messages, in the order given.
-    """
-    transforms = np.asarray(transforms, dtype=float)
-    quaternions = rotation_to_quaternion(transforms[:, :3, :3])
-    messages = []
-    for (parent, child), matrix, q in zip(pairs, transforms, quaternions):
-        msg = TransformStamped()
-        msg.header.stamp = stamp
-        msg.header.frame_id = parent
-        msg.child_frame_id = child
-        t = msg.transform.translation
-        t.x, t.y, t.z = (float(v) for v in matrix[:3, 3])
-        r = msg.transform.rotation
-        r.x, r.y, r.z, r.w = (float(v) for v in q)
-        messages.append(msg)
-    return messages
 
 
 class TransformMessages:
