@@ -29,7 +29,7 @@ for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
 import numpy as np  # noqa: E402
 
 from hrdf_ros import Kinematics, load, to_urdf  # noqa: E402
-from hrdf_ros.frames import build_frame_tree  # noqa: E402
+from hrdf_ros.export.frame_tree import build_frame_tree  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KITS_DIR = os.path.normpath(os.path.join(HERE, '..', '..', 'shared', 'hrdf', 'kits'))

@@ -12,7 +12,7 @@ Subcommands:
                                      element tree (a chain per output of branching elements)
     hrdf moveit FILE -o DIR [--name N] [--joint-prefix P]
                                      MoveIt 2 config (URDF, SRDF, kinematics, joint limits,
-                                     controllers; hrdf_ros.moveit) in DIR; prints the paths
+                                     controllers; hrdf_ros.export.moveit) in DIR; prints the paths
 
 Positions are in rad (m for prismatic joints), in HEBI joint order. Frames are 4x4
 homogeneous transforms in the robot's reference frame (base frame applied), row major.
@@ -29,13 +29,13 @@ from typing import List, Optional
 
 import numpy as np
 
-from .diagnostics import HrdfError
-from .frames import build_frame_tree
+from .hrdf.diagnostics import HrdfError
+from .export.frame_tree import build_frame_tree
 from .kinematics import FRAME_TYPES, Kinematics
-from .limits import read_limits
-from .parser import load
-from .urdf import to_urdf, to_xacro
-from .validation import validate_file
+from .export.limits import read_limits
+from .hrdf.reader import load
+from .export.urdf import to_urdf, to_xacro
+from .hrdf.validation import validate_file
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -222,7 +222,7 @@ def _cmd_info(args) -> int:
 
 def _cmd_moveit(args) -> int:
     # imported here: only this subcommand needs PyYAML
-    from .moveit import write_moveit_config
+    from .export.moveit import write_moveit_config
     model, code = _load_or_report(args.file)
     if model is None:
         return code

@@ -14,9 +14,9 @@ import sys
 
 import numpy as np
 
-from .frames import build_frame_tree
+from .export.frame_tree import build_frame_tree
 from .kinematics import Kinematics
-from .parser import load
+from .hrdf.reader import load
 
 BUNDLED_HRDF = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             'config', 'x_series_arm_6dof.hrdf')

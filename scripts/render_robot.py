@@ -222,7 +222,7 @@ def _hrdf_urdf(path: str, positions: Sequence[float]):
     if REPO not in sys.path:
         sys.path.insert(0, REPO)
     from hrdf_ros import HrdfError, load, to_urdf
-    from hrdf_ros.frames import build_frame_tree
+    from hrdf_ros.export.frame_tree import build_frame_tree
 
     try:
         model = load(path)

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from hrdf_ros.diagnostics import ExpressionError
-from hrdf_ros.expressions import (HEBI_PI, MAX_NESTING, parse_float, parse_formula,
+from hrdf_ros.hrdf.diagnostics import ExpressionError
+from hrdf_ros.hrdf.grammar import (HEBI_PI, MAX_NESTING, parse_float, parse_formula,
                                   parse_rotation, parse_translation)
 
 # FORMAT.md "floating point": valid and invalid values.

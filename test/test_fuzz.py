@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hrdf_ros import HrdfError, Kinematics, loads
-from hrdf_ros.parser import ATTRIBUTES
+from hrdf_ros.hrdf.versions import ATTRIBUTES
 
 from conftest import KITS, REPO
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load, loads
-from hrdf_ros.catalogue import ACTUATORS, BRACKETS, END_EFFECTORS
+from hrdf_ros.hrdf.catalogue import ACTUATORS, BRACKETS, END_EFFECTORS
 
 from conftest import HEBI_FRAME_TYPES, KITS, hebi_frames, kit_id
 

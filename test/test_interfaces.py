@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from hrdf_ros.compatibility import Interface, fits, input_interface, output_interface
-from hrdf_ros.validation import validate_text
+from hrdf_ros.hrdf.compatibility import Interface, fits, input_interface, output_interface
+from hrdf_ros.hrdf.validation import validate_text
 
 # One element per row of the spec's interface table (and per family where rows use '*').
 ELEMENTS = {

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from hrdf_ros import HrdfError, load, loads
-from hrdf_ros.validation import validate_file
+from hrdf_ros.hrdf.validation import validate_file
 
 from conftest import REPO
 from test_expressions import (SPEC_INVALID_FLOATS, SPEC_INVALID_FORMULAS, SPEC_VALID_FLOATS,

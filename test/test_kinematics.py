@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load
-from hrdf_ros.transforms import (quaternion_to_rotation, rotation_to_quaternion,
+from hrdf_ros.kinematics.rotations import (quaternion_to_rotation, rotation_to_quaternion,
                                  rotation_to_rpy, rpy_to_rotation)
 
 from conftest import BUNDLED_ARM

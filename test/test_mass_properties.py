@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load, loads
-from hrdf_ros.mass_properties import STANDARD_GRAVITY, MassProperties
+from hrdf_ros.kinematics.mass_properties import STANDARD_GRAVITY, MassProperties
 
 from conftest import BUNDLED_ARM, KITS, kit_id
 

@@ -9,9 +9,10 @@ from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import load, loads, to_urdf
 from hrdf_ros.cli import main
-from hrdf_ros.frames import build_frame_tree
-from hrdf_ros.moveit import (disabled_collision_pairs, moveit_config, parse_urdf,
-                            planning_groups, write_moveit_config)
+from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.export.moveit import moveit_config, write_moveit_config
+from hrdf_ros.export.srdf import disabled_collision_pairs, planning_groups
+from hrdf_ros.export.urdf_structure import parse_urdf
 
 from conftest import BUNDLED_ARM, KITS, REPO, kit_id
 

@@ -4,7 +4,7 @@ import pytest
 
 import hrdf_ros
 from hrdf_ros import HrdfError, load, loads
-from hrdf_ros.catalogue import ACTUATORS, BRACKETS, END_EFFECTORS, LINKS
+from hrdf_ros.hrdf.catalogue import ACTUATORS, BRACKETS, END_EFFECTORS, LINKS
 
 from conftest import BUNDLED_ARM, KITS, kit_id
 

@@ -15,7 +15,7 @@ import pytest
 from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import load
-from hrdf_ros.frames import build_frame_tree
+from hrdf_ros.export.frame_tree import build_frame_tree
 
 from conftest import BUNDLED_ARM, KITS_DIR
 from ros_helpers import run_node, stop
@@ -142,7 +142,7 @@ SERVICE_ROBOT = ('<robot version="1.4.0"><actuator type="X8-9" tag="shoulder"/>'
 def test_kinematics_services_match_hebi(probe, hebi_import, tmp_path):
     from geometry_msgs.msg import Pose  # noqa: F401  (message package must import)
     from hrdf_ros_interfaces.srv import GetForwardKinematics, GetJacobian, GetModelStatus
-    from hrdf_ros.transforms import quaternion_to_rotation
+    from hrdf_ros.kinematics.rotations import quaternion_to_rotation
 
     path = tmp_path / 'service_robot.hrdf'
     path.write_text(SERVICE_ROBOT)

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from hrdf_ros import HrdfError, Kinematics, load, loads
-from hrdf_ros import parser as hrdf_parser
-from hrdf_ros.validation import validate_file, validate_text
+from hrdf_ros.hrdf import includes as hrdf_includes
+from hrdf_ros.hrdf import reader as hrdf_reader
+from hrdf_ros.hrdf.validation import validate_file, validate_text
 
 from conftest import REPO
 from test_hebi_differential import assert_same_model
@@ -263,7 +264,7 @@ def test_include_in_text_resolves_against_base_dir(tmp_path):
 
 
 def test_include_depth_is_bounded(tmp_path):
-    depth = hrdf_parser.MAX_INCLUDE_DEPTH + 3
+    depth = hrdf_includes.MAX_INCLUDE_DEPTH + 3
     for k in range(depth):
         write(tmp_path, f'f{k}.hrdf', f'<robot version="1.3.0"><include path="f{k + 1}.hrdf"/>'
                                       '</robot>')
@@ -291,7 +292,7 @@ def test_tree_depth_is_bounded_across_includes(tmp_path, monkeypatch):
               f'<rigid-body mass="1"><output><include path="f{k + 1}.hrdf"/></output>'
               '</rigid-body></output></rigid-body></robot>')
     write(tmp_path, f'f{levels}.hrdf', LEG)
-    monkeypatch.setattr(hrdf_parser, 'MAX_INCLUDE_DEPTH', 100)
+    monkeypatch.setattr(hrdf_includes, 'MAX_INCLUDE_DEPTH', 100)
     with pytest.raises(HrdfError, match='nested deeper than 64 levels'):
         load(tmp_path / 'f0.hrdf')
 
@@ -349,7 +350,7 @@ def test_hexapod_urdf_matches_hebi_at_every_foot(hebi_import):
     from urdf_parser_py.urdf import URDF
 
     from hrdf_ros import to_urdf
-    from hrdf_ros.frames import build_frame_tree
+    from hrdf_ros.export.frame_tree import build_frame_tree
     from test_urdf import urdf_pose
 
     import_from_hrdf, _ = hebi_import
@@ -384,18 +385,18 @@ def test_worst_case_nesting_needs_little_python_stack(tmp_path):
     import inspect
     import sys
 
-    files = hrdf_parser.MAX_INCLUDE_DEPTH + 1
-    per_file = hrdf_parser.MAX_TREE_DEPTH // files + 1
+    files = hrdf_includes.MAX_INCLUDE_DEPTH + 1
+    per_file = hrdf_reader.MAX_TREE_DEPTH // files + 1
     levels = 0
     for k in range(files):
-        n = min(per_file, hrdf_parser.MAX_TREE_DEPTH - levels)
+        n = min(per_file, hrdf_reader.MAX_TREE_DEPTH - levels)
         levels += n
         inner = (f'<include path="f{k + 1}.hrdf"/>' if k + 1 < files else
                  '<actuator type="X5-1"/><end-effector/>')
         write(tmp_path, f'f{k}.hrdf', '<robot version="1.3.0">'
               + '<rigid-body mass="1"><output>' * n + inner
               + '</output></rigid-body>' * n + '</robot>')
-    assert levels == hrdf_parser.MAX_TREE_DEPTH
+    assert levels == hrdf_reader.MAX_TREE_DEPTH
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(len(inspect.stack()) + 400)
     try:

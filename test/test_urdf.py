@@ -4,8 +4,8 @@ import pytest
 from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import Kinematics, load, loads, to_urdf
-from hrdf_ros.frames import build_frame_tree
-from hrdf_ros.transforms import rpy_to_rotation
+from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.kinematics.rotations import rpy_to_rotation
 
 from conftest import BUNDLED_ARM, KITS, kit_id
 

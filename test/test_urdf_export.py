@@ -9,8 +9,8 @@ import xacro
 from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import Kinematics, load, loads, to_urdf
-from hrdf_ros.frames import build_frame_tree
-from hrdf_ros.urdf import to_xacro
+from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.export.urdf import to_xacro
 
 from conftest import BUNDLED_ARM
 from test_urdf import urdf_pose

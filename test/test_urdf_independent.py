@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load, loads, to_urdf
-from hrdf_ros.frames import build_frame_tree
+from hrdf_ros.export.frame_tree import build_frame_tree
 
 from conftest import BUNDLED_ARM, KITS, REPO, hebi_frames, kit_id
 

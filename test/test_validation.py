@@ -1,12 +1,12 @@
-"""hrdf_ros.validation: the stable validate_file / validate_text API."""
+"""hrdf_ros.hrdf.validation: the stable validate_file / validate_text API."""
 import json
 import os
 
 import pytest
 
-from hrdf_ros.diagnostics import Diagnostic
+from hrdf_ros.hrdf.diagnostics import Diagnostic
 from hrdf_ros.model import RobotModel
-from hrdf_ros.validation import ValidationReport, validate_file, validate_text
+from hrdf_ros.hrdf.validation import ValidationReport, validate_file, validate_text
 
 from conftest import BUNDLED_ARM, KITS, REPO, kit_id
 

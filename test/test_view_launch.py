@@ -170,7 +170,7 @@ def test_setup_installs_launch_files_and_rviz_configs(monkeypatch):
 
 
 def test_pyyaml_is_a_runtime_dependency():
-    """hrdf_ros.moveit (``hrdf moveit``) writes YAML with PyYAML."""
+    """hrdf_ros.export.moveit (``hrdf moveit``) writes YAML with PyYAML."""
     import xml.etree.ElementTree as ET
 
     root = ET.parse(os.path.join(REPO, 'package.xml')).getroot()

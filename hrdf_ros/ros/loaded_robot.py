@@ -11,12 +11,12 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, HrdfError
-from ..frames import FrameTree, build_frame_tree, joint_origin
+from ..hrdf.diagnostics import Diagnostic, HrdfError
+from ..export.frame_tree import FrameTree, build_frame_tree, joint_origin
 from ..kinematics import Kinematics
 from ..model import RobotModel
-from ..parser import load, loads
-from ..urdf import to_urdf
+from ..hrdf.reader import load, loads
+from ..export.urdf import to_urdf
 
 
 class LoadError(Exception):

@@ -60,7 +60,6 @@ rejected is logged.
 """
 from __future__ import annotations
 
-import math
 import signal
 import sys
 import threading
@@ -79,14 +78,13 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from hrdf_ros_interfaces.msg import HrdfDiagnostic
 from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModelStatus,
                                      LoadHrdf, ValidateHrdf)
 
-from ..limits import read_limits
-from ..validation import validate_file, validate_text
-from .joint_input import MISSING_JOINT_POLICIES, JointInput
-from .loaded_robot import LoadedRobot, LoadError, RobotOptions, load_robot
+from .joint_input import JointInput
+from .loaded_robot import LoadedRobot, LoadError, load_robot
+from .model_services import diagnostic_msg, model_status, validate
+from .parameters import StartupError, declare_parameters
 from .services import KinematicsQueries
 from .tf_messages import TransformMessages
 
@@ -100,11 +98,6 @@ TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 JOINT_STATES_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
 WARN_PERIOD_S = 5.0
 SUMMARY_PERIOD_S = 10.0
-READ_ONLY = ParameterDescriptor(read_only=True)
-
-
-class StartupError(Exception):
-    """The node cannot start (missing parameter, unreadable or invalid HRDF)."""
 
 
 class HrdfStatePublisher(Node):
@@ -117,37 +110,12 @@ class HrdfStatePublisher(Node):
 
     def __init__(self, **kwargs):
         super().__init__('hrdf_ros_node', **kwargs)
-        path = self.declare_parameter('hrdf_file', '').value
-        frequency = float(self.declare_parameter('publish_frequency', 20.0, READ_ONLY).value)
-        names = self.declare_parameter(
-            'joint_names', [''], ParameterDescriptor(description='joint names, HEBI order',
-                                                     read_only=True)).value
-        limits_file = self.declare_parameter('position_limits_file', '', READ_ONLY).value
+        params = declare_parameters(self)
+        self.naming = params.naming
+        self.missing_joints = params.missing_joints
+        self.ignore_timestamp = params.ignore_timestamp
         try:
-            limits = read_limits(limits_file) if limits_file else {}
-        except (OSError, ValueError) as exc:
-            raise StartupError(f'position_limits_file: {exc}') from None
-        self.naming = RobotOptions(
-            robot_name=self.declare_parameter('robot_name', '', READ_ONLY).value,
-            frame_prefix=self.declare_parameter('frame_prefix', '', READ_ONLY).value,
-            joint_prefix=self.declare_parameter('joint_prefix', 'J', READ_ONLY).value,
-            joint_names=tuple(n for n in (names or []) if n),
-            position_limits=limits,
-            hebi_meshes=bool(self.declare_parameter('hebi_meshes', False, READ_ONLY).value))
-        self.missing_joints = self.declare_parameter('missing_joints', 'last', READ_ONLY).value
-        self.ignore_timestamp = bool(
-            self.declare_parameter('ignore_timestamp', False, READ_ONLY).value)
-        if not path:
-            raise StartupError('parameter "hrdf_file" is required '
-                               '(--ros-args -p hrdf_file:=/path/to/robot.hrdf)')
-        if not math.isfinite(frequency) or frequency < 0.0:
-            raise StartupError(f'publish_frequency must be >= 0 Hz, got {frequency}')
-        if self.missing_joints not in MISSING_JOINT_POLICIES:
-            raise StartupError(f'missing_joints must be one of '
-                               f'{", ".join(MISSING_JOINT_POLICIES)}, got '
-                               f'"{self.missing_joints}"')
-        try:
-            robot = load_robot(self.naming, path=path)
+            robot = load_robot(self.naming, path=params.hrdf_file)
         except LoadError as exc:
             raise StartupError(str(exc)) from None
         self.declare_parameter('robot_description', robot.urdf,
@@ -171,8 +139,8 @@ class HrdfStatePublisher(Node):
         self.create_service(GetJacobian, '~/get_jacobian', self._on_jacobian)
         self.create_service(LoadHrdf, '~/load_hrdf', self._on_load_hrdf)
         self.create_service(ValidateHrdf, '~/validate_hrdf', self._on_validate_hrdf)
-        if frequency > 0.0:
-            self.create_timer(1.0 / frequency, self._on_timer)
+        if params.publish_frequency > 0.0:
+            self.create_timer(1.0 / params.publish_frequency, self._on_timer)
         self.create_timer(SUMMARY_PERIOD_S, self._log_rejected_summary)
 
     # -- model switching ---------------------------------------------------------------
@@ -332,36 +300,11 @@ class HrdfStatePublisher(Node):
         return self._hebi_positions() if self.input.received else None
 
     def _on_model_status(self, request, response):
-        robot, model = self.robot, self.robot.model
-        response.valid = True
-        response.hrdf_file = robot.source
-        response.robot_name = robot.name
-        response.hrdf_version = '.'.join(map(str, model.version))
-        response.dof = model.dof_count
-        response.joint_names = robot.joint_names
-        response.input_frames = model.frame_count('input')
-        response.output_frames = model.frame_count('output')
-        response.com_frames = model.frame_count('com')
-        response.end_effector_frames = model.frame_count('end_effector')
-        response.total_mass = model.total_mass
-        response.warnings = [diagnostic_msg(w) for w in model.warnings]
-        return response
+        return model_status(self.robot, response)
 
     def _on_validate_hrdf(self, request, response):
         """Validate an HRDF file or text without touching the running model."""
-        if bool(request.hrdf_path) == bool(request.hrdf_text):
-            response.valid = False
-            response.errors = [HrdfDiagnostic(
-                severity=HrdfDiagnostic.ERROR,
-                message='give exactly one of hrdf_path or hrdf_text')]
-            return response
-        report = (validate_file(request.hrdf_path) if request.hrdf_path else
-                  validate_text(request.hrdf_text, base_dir=request.base_directory or None,
-                                name='<text>'))
-        response.valid = report.valid
-        response.errors = [diagnostic_msg(d) for d in report.errors]
-        response.warnings = [diagnostic_msg(d) for d in report.warnings]
-        return response
+        return validate(request, response)
 
     def _on_forward_kinematics(self, request, response):
         stamp = self._stamp if request.use_latest_joint_states and self._stamp is not None \
@@ -370,16 +313,6 @@ class HrdfStatePublisher(Node):
 
     def _on_jacobian(self, request, response):
         return self.queries.jacobian(request, response, self._latest())
-
-
-def diagnostic_msg(diagnostic) -> HrdfDiagnostic:
-    """An :class:`hrdf_ros.Diagnostic` as an hrdf_ros_interfaces/msg/HrdfDiagnostic."""
-    return HrdfDiagnostic(
-        severity=HrdfDiagnostic.WARNING if diagnostic.severity == 'warning'
-        else HrdfDiagnostic.ERROR,
-        file=diagnostic.path or '', line=max(0, diagnostic.line),
-        column=max(0, diagnostic.column), element=diagnostic.element or '',
-        attribute=diagnostic.attribute or '', message=diagnostic.message)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

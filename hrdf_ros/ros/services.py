@@ -14,7 +14,7 @@ import numpy as np
 from geometry_msgs.msg import PoseStamped
 
 from ..kinematics import FRAME_TYPES, Kinematics
-from ..transforms import rotation_to_quaternion
+from ..kinematics.rotations import rotation_to_quaternion
 
 
 class QueryError(Exception):

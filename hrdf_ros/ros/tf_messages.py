@@ -8,7 +8,7 @@ from geometry_msgs.msg import TransformStamped
 from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
-from ..transforms import quaternion_to_rotation, rotation_to_quaternion
+from ..kinematics.rotations import quaternion_to_rotation, rotation_to_quaternion
 
 
 class TransformMessages:

@@ -6,7 +6,7 @@ file that contains them: ``<include path>`` (another HRDF file) and a rigid body
 ``/`` as the separator, may climb with ``..``, and must not be absolute.
 
 Reads are bounded: only regular files (so a path to ``/dev/zero`` or a FIFO cannot hang
-the reader), at most :data:`~hrdf_ros.xmltree.MAX_DOCUMENT_BYTES` bytes.
+the reader), at most :data:`~hrdf_ros.hrdf.safe_xml.MAX_DOCUMENT_BYTES` bytes.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import re
 import stat
 from typing import Optional
 
-from .xmltree import MAX_DOCUMENT_BYTES
+from .safe_xml import MAX_DOCUMENT_BYTES
 
 _SCHEME_RE = re.compile(r'^[A-Za-z][A-Za-z0-9+.-]*://')
 _DRIVE_RE = re.compile(r'^[A-Za-z]:')

@@ -18,7 +18,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from .model import Element
+from ..model import Element
 
 #: Housing footprint (length along x, width along y) of actuators by series, m.
 _HOUSING = {'X': (0.110, 0.074), 'R8': (0.122, 0.085), 'R25': (0.160, 0.120)}

@@ -2,7 +2,7 @@
 
 This is the stable entry point for tools and services (the ``hrdf validate`` command and
 the ROS validation service): every problem is a located
-:class:`~hrdf_ros.diagnostics.Diagnostic` (file, line, column, element, attribute,
+:class:`~hrdf_ros.hrdf.diagnostics.Diagnostic` (file, line, column, element, attribute,
 message), errors and warnings are separated, and the parsed model comes with the report
 when the HRDF is valid. A file that cannot be read (missing, a directory, too large) is
 reported as an error at line 0, element ``None``.
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from .diagnostics import ERROR, WARNING, Diagnostic, HrdfError
-from .model import RobotModel
-from .parser import load, loads
+from ..model import RobotModel
+from .reader import load, loads
 
 
 @dataclass

@@ -60,7 +60,7 @@ def input_interface(kind: str, type_name: Optional[str]) -> Optional[Interface]:
         type_name: its catalogue type (``None`` for rigid-body and joint).
 
     Raises:
-        KeyError: for a type not in :mod:`hrdf_ros.catalogue`.
+        KeyError: for a type not in :mod:`hrdf_ros.hrdf.catalogue`.
     """
     if kind == 'actuator':
         return Interface(catalogue.ACTUATORS[type_name].series, 'AH', 'A')
@@ -81,7 +81,7 @@ def output_interface(kind: str, type_name: Optional[str]) -> Optional[Interface]
     interface; callers must not mount anything on them (this returns ``None``).
 
     Raises:
-        KeyError: for a type not in :mod:`hrdf_ros.catalogue`.
+        KeyError: for a type not in :mod:`hrdf_ros.hrdf.catalogue`.
     """
     if kind == 'actuator':
         return Interface(catalogue.ACTUATORS[type_name].series, 'AO', 'A')

@@ -6,7 +6,7 @@ is given in). Bodies are the elements with a COM frame (every element but ``join
 HEBI's order (hebi-py 2.16.1 ``RobotModel.masses``).
 
 Masses and COM offsets come from the HRDF and HEBI's module catalogue (hebi-core, via
-hebi-py 2.16.1); rotational inertia from :mod:`hrdf_ros.inertia` (hebi_description;
+hebi-py 2.16.1); rotational inertia from :mod:`hrdf_ros.hrdf.inertia` (hebi_description;
 HEBI's own library does not model it).
 
 Gravity compensation is the worked example of the Jacobian API: the joint efforts that

@@ -13,7 +13,7 @@ The grammars are HEBI's FORMAT.md / GRAMMAR.md (HRDF 1.1.0 and later):
 
 Parsing is a hand-written tokenizer plus recursive descent with a nesting bound, so a
 hostile attribute can neither execute code (nothing is ``eval``-ed) nor exhaust the
-Python stack. Errors raise :class:`~hrdf_ros.diagnostics.ExpressionError` carrying the
+Python stack. Errors raise :class:`~hrdf_ros.hrdf.diagnostics.ExpressionError` carrying the
 character offset of the problem.
 """
 from __future__ import annotations

@@ -11,7 +11,7 @@ reading ``masses``, ``max_speeds``, ``max_efforts`` and the ``input``/``output``
 forward kinematics; interface types are from HEBI's FORMAT.md (HRDF 1.6.0). hebi-core
 stores some constants in single precision; those are written ``_f32(x)`` below so the
 values here equal HEBI's bit for bit. Inertia tensors are documented per entry in
-:mod:`hrdf_ros.inertia`.
+:mod:`hrdf_ros.hrdf.inertia`.
 """
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .model import RobotModel
+from ..model import RobotModel
 
 BASE_LINK = 'base_link'
 

@@ -1,6 +1,6 @@
 """URDF export of a :class:`~hrdf_ros.model.RobotModel`.
 
-The link/joint layout is :mod:`hrdf_ros.frames`. Numbers are written with full double
+The link/joint layout is :mod:`hrdf_ros.export.frame_tree`. Numbers are written with full double
 precision (``repr``), so forward kinematics of the URDF equal hrdf_ros's (and HEBI's) to
 rounding. Inertials: mass (kg), origin at the COM frame (``com_rot`` as rpy), inertia
 (kg m^2) about the COM in that frame; massless elements get no ``<inertial>``.
@@ -17,7 +17,7 @@ the same poses as HEBI. For an HRDF ``<joint gear_ratio="g">`` the HEBI position
 ``mechanicalReduction`` g (actuator = HEBI position, joint = URDF value).
 
 Geometry: every element link has visual and collision shapes from
-:mod:`hrdf_ros.geometry` (primitives, the HRDF ``mesh_path``, or HEBI's meshes).
+:mod:`hrdf_ros.export.geometry` (primitives, the HRDF ``mesh_path``, or HEBI's meshes).
 
 :func:`to_xacro` wraps the same description in a xacro macro with a name ``prefix`` and
 a ``parent`` link to mount the robot on; processed on its own it expands to the URDF
@@ -30,11 +30,11 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .catalogue import ACTUATORS
-from .frames import FrameTree, build_frame_tree, joint_origin
+from ..hrdf.catalogue import ACTUATORS
+from .frame_tree import FrameTree, build_frame_tree, joint_origin
 from .geometry import Shape, element_shapes
-from .model import RobotModel
-from .transforms import rotation_to_rpy
+from ..model import RobotModel
+from ..kinematics.rotations import rotation_to_rpy
 
 #: Position limit (m) written for prismatic HRDF joints, which carry none in the HRDF.
 DEFAULT_PRISMATIC_LIMIT = 1.0
@@ -182,7 +182,7 @@ def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
         robot_name: the URDF ``<robot name>``.
         joint_names: optional names for the degrees of freedom (joint-position order).
         joint_prefix: prefix for generated joint names (default ``J`` -> ``J1``...).
-        tree: a precomputed :class:`~hrdf_ros.frames.FrameTree` (overrides the naming
+        tree: a precomputed :class:`~hrdf_ros.export.frame_tree.FrameTree` (overrides the naming
             arguments).
         position_limits: ``{joint name: (lower, upper)}`` in rad (m for prismatic);
             such rotational joints become ``revolute``.
@@ -195,7 +195,7 @@ def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
 
     Raises:
         ValueError: on invalid or colliding names (see
-            :func:`~hrdf_ros.frames.build_frame_tree`) or invalid position limits.
+            :func:`~hrdf_ros.export.frame_tree.build_frame_tree`) or invalid position limits.
     """
     return _serialise(to_urdf_tree(model, robot_name, joint_names, joint_prefix, tree,
                                    position_limits, hebi_meshes, geometry))

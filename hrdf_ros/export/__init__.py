@@ -1,0 +1,14 @@
+"""Exporters: a resolved robot as files other programs read (URDF, xacro, MoveIt 2).
+
+In: a :class:`~hrdf_ros.model.RobotModel` (and, for MoveIt, its URDF). Out: text.
+
+* :mod:`.frame_tree` the URDF/TF tree (link and joint names) shared with the ROS node;
+* :mod:`.geometry` visual and collision shapes per element; :mod:`.limits` user joint
+  limits (YAML);
+* :mod:`.urdf` URDF and the xacro macro;
+* :mod:`.urdf_structure` a URDF read back (joints, links, geometry) for the MoveIt files;
+  :mod:`.srdf` planning groups and collision pairs; :mod:`.moveit` the MoveIt 2 files.
+
+Imports :mod:`hrdf_ros.model`, :mod:`hrdf_ros.hrdf` (catalogue data) and
+:mod:`hrdf_ros.kinematics`; never :mod:`hrdf_ros.ros` or rclpy.
+"""

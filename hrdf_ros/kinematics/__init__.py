@@ -1,0 +1,19 @@
+"""Kinematics of a resolved robot: frames, Jacobians and mass properties (numpy).
+
+In: a :class:`~hrdf_ros.model.RobotModel` and joint positions (rad, or m for prismatic
+joints), one configuration (dof,) or a batch (N, dof). Out: 4 x 4 frames and 6 x dof
+geometric Jacobians in the robot's reference frame, masses and gravity efforts.
+
+* :mod:`.structure` the model compiled once: frame slots, which joint moves which frame;
+* :mod:`.serial_chain` the one-frame fast path (a frame along its own path);
+* :mod:`.forward` every frame at once; :mod:`.jacobians` every frame's Jacobian at once;
+* :mod:`.kinematics` :class:`Kinematics`, the API over all of the above;
+* :mod:`.mass_properties` masses, centre of mass, inertia, gravity compensation;
+* :mod:`.rotations` roll-pitch-yaw and quaternion conversions for the exporters.
+
+Imports :mod:`hrdf_ros.model` only (never the HRDF reader, the exporters or rclpy).
+"""
+from .kinematics import FRAME_TYPES, Kinematics
+from .mass_properties import MassProperties
+
+__all__ = ['FRAME_TYPES', 'Kinematics', 'MassProperties']
