@@ -1,0 +1,165 @@
+"""The package layout is the pipeline, and imports follow it.
+
+Layers, lowest first: ``model`` (plain data, imports nothing of the package), ``hrdf``
+(reads HRDF into a model), ``kinematics``, ``export``, ``ros``, then the top modules
+(``cli``, ``demo``, ``__init__``). A module may import from its own layer and the layers
+below it, never from a layer above; nothing below ``ros`` imports rclpy or ROS messages
+(``demo`` at the top is a ROS program; ``cli`` must import without ROS, checked apart).
+Also the size rule of the layout: no module over ~400 lines, no class over ~250.
+"""
+import ast
+import os
+import subprocess
+import sys
+
+import pytest
+
+import hrdf_ros
+from conftest import REPO
+
+PACKAGE = os.path.join(REPO, 'hrdf_ros')
+LAYERS = ['model', 'hrdf', 'kinematics', 'export', 'ros', 'top']
+#: Top-level modules/packages that need ROS 2 (rclpy or generated interfaces).
+ROS_MODULES = {'rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'geometry_msgs',
+               'tf2_msgs', 'builtin_interfaces', 'hrdf_ros_interfaces', 'launch',
+               'launch_ros', 'ament_index_python'}
+MAX_MODULE_LINES = 400
+MAX_CLASS_LINES = 250
+
+PUBLIC_API = {'Diagnostic', 'Element', 'FRAME_TYPES', 'HrdfError', 'Kinematics',
+              'MassProperties', 'RobotModel', 'ValidationReport', 'load', 'loads', 'to_urdf',
+              'to_xacro', 'validate_file', 'validate_text'}
+
+
+def _modules():
+    for folder, _, files in os.walk(PACKAGE):
+        for name in sorted(files):
+            if name.endswith('.py'):
+                path = os.path.join(folder, name)
+                yield os.path.relpath(path, PACKAGE), path
+
+
+def _layer(relative: str) -> str:
+    first = relative.split(os.sep)[0]
+    if first in ('model.py',):
+        return 'model'
+    if first in ('hrdf', 'kinematics', 'export', 'ros'):
+        return first
+    return 'top'
+
+
+def _package_of(relative: str):
+    parts = relative[:-3].split(os.sep)
+    return ['hrdf_ros'] + (parts[:-1] if parts[-1] != '__init__' else parts[:-1])
+
+
+def _imports(relative: str, path: str):
+    """(absolute module name, line) of every import in the module, relative ones
+    resolved against its package."""
+    tree = ast.parse(open(path, encoding='utf-8').read())
+    package = _package_of(relative)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+                module = '.'.join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            if node.module is None or module.count('.') == 0:
+                for alias in node.names:  # from . import catalogue
+                    yield f'{module}.{alias.name}', node.lineno
+            else:
+                yield module, node.lineno
+
+
+def _target_layer(module: str):
+    parts = module.split('.')
+    if parts[0] != 'hrdf_ros':
+        return None
+    if len(parts) == 1:
+        return 'top'
+    return _layer(parts[1] if parts[1] != 'model' else 'model.py')
+
+
+MODULES = list(_modules())
+
+
+def test_layers_are_known():
+    assert {_layer(r) for r, _ in MODULES} == set(LAYERS)
+
+
+def _violations(relative: str, path: str):
+    own = LAYERS.index(_layer(relative))
+    found = []
+    for module, line in _imports(relative, path):
+        target = _target_layer(module)
+        if target is not None and LAYERS.index(target) > own:
+            found.append(f'{relative}:{line} imports {module} ({target}) from a layer above')
+        if module.split('.')[0] in ROS_MODULES and own < LAYERS.index('ros'):
+            found.append(f'{relative}:{line} imports {module} below ros/')
+    return found
+
+
+@pytest.mark.parametrize('relative,path', MODULES, ids=[r for r, _ in MODULES])
+def test_imports_point_down_the_pipeline(relative, path):
+    assert _violations(relative, path) == []
+
+
+def test_the_checker_catches_upward_and_ros_imports(tmp_path):
+    bad = tmp_path / 'bad.py'
+    bad.write_text('"""A module in the wrong place."""\nfrom ..export.urdf import to_urdf\n'
+                   'from . import catalogue\nimport rclpy\n')
+    found = _violations(os.path.join('hrdf', 'bad.py'), str(bad))
+    assert len(found) == 2
+    assert 'hrdf_ros.export.urdf (export)' in found[0] and 'rclpy' in found[1]
+    assert _violations(os.path.join('ros', 'bad.py'), str(bad)) == []
+
+
+@pytest.mark.parametrize('relative,path', MODULES, ids=[r for r, _ in MODULES])
+def test_modules_and_classes_stay_small(relative, path):
+    source = open(path, encoding='utf-8').read()
+    assert len(source.splitlines()) <= MAX_MODULE_LINES, relative
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            size = node.end_lineno - node.lineno + 1
+            assert size <= MAX_CLASS_LINES, f'{relative}: class {node.name} has {size} lines'
+
+
+@pytest.mark.parametrize('relative,path', MODULES, ids=[r for r, _ in MODULES])
+def test_every_module_says_what_it_does(relative, path):
+    docstring = ast.get_docstring(ast.parse(open(path, encoding='utf-8').read()))
+    assert docstring and len(docstring) > 40, f'{relative} has no module docstring'
+
+
+def test_public_api_is_exactly_the_documented_names():
+    assert set(hrdf_ros.__all__) == PUBLIC_API
+    namespace = {}
+    exec('from hrdf_ros import *', namespace)  # noqa: S102 - a fixed statement
+    assert set(namespace) - {'__builtins__'} == PUBLIC_API
+    for name in PUBLIC_API:
+        assert getattr(hrdf_ros, name) is not None
+
+
+def test_core_imports_without_ros():
+    """Every layer below ros/ imports in a process where rclpy cannot be imported."""
+    code = ('import sys; sys.modules["rclpy"] = None\n'
+            'import importlib\n'
+            + ''.join(f'importlib.import_module("hrdf_ros.{m}")\n'
+                      for m in ('hrdf.reader', 'model', 'kinematics', 'export.moveit', 'cli')))
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_readme_layout_lists_every_subpackage():
+    readme = open(os.path.join(REPO, 'README.md'), encoding='utf-8').read()
+    layout = readme[readme.index('## Layout'):]
+    for name in ('hrdf_ros/hrdf/', 'hrdf_ros/model.py', 'hrdf_ros/kinematics/',
+                 'hrdf_ros/export/', 'hrdf_ros/ros/'):
+        assert name in layout, name
+    for relative, _ in MODULES:
+        stem = os.path.basename(relative)
+        if stem != '__init__.py':
+            assert stem[:-3] in layout, f'README Layout does not mention {relative}'
