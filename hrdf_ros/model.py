@@ -15,7 +15,7 @@ Conventions (same as HEBI's API):
 * A degree of freedom moves its element's output frames: output = input * fixed * M(q),
   where M is a rotation about (or a translation along) a principal axis of the frame
   after ``fixed``. Actuators rotate about +z; HRDF ``joint`` elements use their ``axis``
-  with the motion scaled by 1 / ``gear_ratio``.
+  with the motion scaled by :attr:`Element.motion_scale` (``axis_sign / gear_ratio``).
 
 Units: m, kg, rad, kg m^2.
 """
@@ -52,6 +52,8 @@ class Element:
             degree of freedom, before the joint motion).
         motion: ``None`` for rigid elements, else a :data:`MOTION_AXES` entry.
         gear_ratio: joint motion = position / gear_ratio (1 for actuators).
+        axis_sign: +1, or -1 when the element moves about/along the negative ``motion``
+            axis (HRDF ``axis="-rz"`` and the like, which hebi-py accepts).
         is_end_effector: True for ``end-effector`` elements (output = end-effector frame).
         implicit: True for the end effector added to HRDF <= 1.1.0 chains.
         max_speed: rad/s (or m/s) rated speed for degrees of freedom, else ``None``.
@@ -78,6 +80,7 @@ class Element:
     outputs: List[np.ndarray]
     motion: Optional[str] = None
     gear_ratio: float = 1.0
+    axis_sign: float = 1.0
     is_end_effector: bool = False
     implicit: bool = False
     max_speed: Optional[float] = None
@@ -93,6 +96,12 @@ class Element:
     def is_dof(self) -> bool:
         """True when the element contributes a degree of freedom."""
         return self.motion is not None
+
+    @property
+    def motion_scale(self) -> float:
+        """Motion about/along the positive ``motion`` axis per unit of joint position:
+        ``axis_sign / gear_ratio`` (rad/rad or m/m; 1 for actuators)."""
+        return self.axis_sign / self.gear_ratio
 
     @property
     def has_com_frame(self) -> bool:

@@ -83,3 +83,45 @@ def test_quaternion_round_trip_and_sign():
     assert np.all(q[:, 3] >= 0)
     for r, quat in zip(rotations, q):
         np.testing.assert_allclose(quaternion_to_rotation(quat), r, atol=1e-14)
+
+
+def _flip_axes(model, elements):
+    """The same robot with the given degrees of freedom about their negative axes."""
+    import copy
+    flipped = copy.deepcopy(model)
+    for e in elements:
+        flipped.elements[e].axis_sign = -1.0
+    return flipped
+
+
+@pytest.mark.parametrize('geared', [False, True])
+def test_negative_axis_is_the_positive_axis_with_the_position_negated(geared):
+    """axis_sign = -1 (HRDF's "-rz" style axes) moves about the negative axis: every
+    frame equals the positive-axis robot's at the negated position, in every code path
+    (every-frame single and batched, one-frame chains, Jacobians, joint transforms)."""
+    from hrdf_ros import loads
+    model = loads('<robot version="1.5.0"><actuator type="X5-9"/><bracket type="X5LightRight"/>'
+                  f'<joint axis="ty" gear_ratio="{2.5 if geared else 1}"/>'
+                  '<link type="X5" extension="0.3" twist="0.4"/><joint axis="rx"/>'
+                  '<actuator type="X5-4"/><end-effector/></robot>')
+    flipped_dofs = [1, 2]
+    flipped = _flip_axes(model, [model.dof_elements[k] for k in flipped_dofs])
+    kin, kin_flipped = Kinematics(model), Kinematics(flipped)
+    q = np.random.default_rng(3).uniform(-2, 2, (5, model.dof_count))
+    q_neg = q.copy()
+    q_neg[:, flipped_dofs] *= -1
+    for frame_type in ('input', 'output', 'com', 'end_effector'):
+        np.testing.assert_allclose(kin_flipped.frames(frame_type, q),
+                                   kin.frames(frame_type, q_neg), atol=1e-14)
+        np.testing.assert_allclose(kin_flipped.frames(frame_type, q[0]),
+                                   kin.frames(frame_type, q_neg[0]), atol=1e-14)
+        sign = np.ones(model.dof_count)
+        sign[flipped_dofs] = -1
+        np.testing.assert_allclose(kin_flipped.jacobians(frame_type, q),
+                                   kin.jacobians(frame_type, q_neg) * sign, atol=1e-13)
+    np.testing.assert_allclose(kin_flipped.end_effector(q), kin.end_effector(q_neg),
+                               atol=1e-14)
+    np.testing.assert_allclose(kin_flipped.end_effector_jacobian(q[1]),
+                               kin.end_effector_jacobian(q_neg[1]) * sign, atol=1e-13)
+    np.testing.assert_allclose(kin_flipped.dof_transforms(q), kin.dof_transforms(q_neg),
+                               atol=1e-14)

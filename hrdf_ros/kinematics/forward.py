@@ -83,7 +83,7 @@ def _chunk(s: KinematicStructure, q: np.ndarray, result: Dict[str, np.ndarray]) 
     element-wise.
     """
     n = q.shape[0]
-    theta = q.T * s.inverse_gear                                  # (dof, n)
+    theta = q.T * s.motion_scale                                  # (dof, n)
     cos, sin = np.cos(theta), np.sin(theta)
     outputs = np.empty((s.output_count, 3, 4, n))
     inputs = np.empty((len(s.steps), 3, 4, n)) if 'input' in result else None
@@ -112,9 +112,9 @@ def _chunk(s: KinematicStructure, q: np.ndarray, result: Dict[str, np.ndarray]) 
 
 def dof_transforms(s: KinematicStructure, q: np.ndarray, single: bool) -> np.ndarray:
     """Each joint's output relative to its element's input frame:
-    ``outputs[0] @ M(q / gear_ratio)``, (dof, 4, 4) or (N, dof, 4, 4)."""
+    ``outputs[0] @ M(q * motion_scale)``, (dof, 4, 4) or (N, dof, 4, 4)."""
     prismatic = s.joint_prismatic if s.joint_prismatic.any() else None
-    theta = q * s.inverse_gear[:, 0]                              # (N, dof)
+    theta = q * s.motion_scale[:, 0]                              # (N, dof)
     if single:
         return motion_factors(theta[0], prismatic, np.ones((s.dof_count, 1, 3)),
                               s.joint_basis)

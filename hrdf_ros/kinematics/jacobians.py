@@ -4,8 +4,9 @@ In: a :class:`~hrdf_ros.kinematics.structure.KinematicStructure`, a frame type a
 checked joint positions (N, dof). Out: (N, n_frames, 6, dof), or (n_frames, 6, dof) for
 a single configuration. Column k maps joint velocity k (rad/s, or m/s for prismatic) to
 the frame's twist: rows [vx vy vz wx wy wz], the linear velocity of the frame origin
-(m/s) and the angular velocity (rad/s), both in the reference frame; a ``gear_ratio``
-scales its column by 1 / ratio; joints that do not move a frame give zero columns.
+(m/s) and the angular velocity (rad/s), both in the reference frame; a joint's column
+is scaled by its :attr:`~hrdf_ros.model.Element.motion_scale` (1 / ``gear_ratio``, negated
+for a negative axis); joints that do not move a frame give zero columns.
 
 All frame-joint pairs are computed together from the frames of :mod:`.forward`:
 ``z_k x (p_f - o_k)`` for a rotation about unit axis ``z_k`` through ``o_k``, ``z_k``
@@ -45,7 +46,7 @@ def _chunk(s: KinematicStructure, frame_type: str, q: np.ndarray, single: bool,
         frames, outputs = frames[None], outputs[None]
     joints = outputs[:, s.joint_slots]                            # (n, d, 4, 4)
     axes = joints.swapaxes(2, 3)[:, np.arange(s.dof_count), s.joint_axis_columns, :3]
-    axes = axes * s.inverse_gear[:, 0, None]                      # (n, d, 3)
+    axes = axes * s.motion_scale[:, 0, None]                      # (n, d, 3)
     # z_k x (p_f - o_k) = [z_k]x p_f - z_k x o_k: one batched product for all pairs.
     skew = np.zeros(axes.shape + (3,))                            # (n, d, 3, 3)
     skew[..., 0, 1], skew[..., 0, 2] = -axes[..., 2], axes[..., 1]

@@ -140,7 +140,7 @@ class Kinematics:
         """Each degree of freedom's output relative to its element's input frame.
 
         These are the moving parent -> child transforms of the URDF/TF tree:
-        ``outputs[0] @ M(q / gear_ratio)``.
+        ``outputs[0] @ M(q * motion_scale)`` (motion_scale = axis sign / gear_ratio).
 
         Args:
             positions: (dof,) or (N, dof) joint positions (rad or m).

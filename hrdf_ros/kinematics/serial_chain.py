@@ -8,7 +8,8 @@ the transform is a product of constant transforms and joint motions::
 
 where ``F_0`` includes the robot's base frame, consecutive constant factors are
 multiplied once at construction, and ``M_k`` is a rotation about (or translation along)
-a principal axis by ``q[dof_k] / gear_ratio_k``. Degrees of freedom off the path do not
+a principal axis by ``q[dof_k] * scale_k`` (scale = axis sign / gear ratio,
+:attr:`~hrdf_ros.model.Element.motion_scale`). Degrees of freedom off the path do not
 appear; their Jacobian columns are zero.
 
 Two evaluation strategies, chosen by batch size:
@@ -123,8 +124,8 @@ class SerialChain:
     Args:
         fixed: m + 1 constant (4, 4) transforms ``F_0 ... F_m`` (``F_0`` includes the
             base frame).
-        motions: m tuples ``(axis, dof, gear_ratio)``: axis in ``rx ry rz tx ty tz``,
-            dof the index into the joint-position vector.
+        motions: m tuples ``(axis, dof, scale)``: axis in ``rx ry rz tx ty tz``, dof the
+            index into the joint-position vector, scale the motion per unit position.
         dof_count: length of the joint-position vector.
 
     Positions passed to the methods must already be validated (finite, right shape);
@@ -140,7 +141,7 @@ class SerialChain:
         self.motions = list(motions)
         m = len(self.motions)
         self._dofs = np.array([d for _, d, _ in self.motions], dtype=int)
-        self._inverse_gear = np.array([1.0 / g for _, _, g in self.motions])
+        self._scale = np.array([g for _, _, g in self.motions], dtype=float)
         self._prismatic = np.array([a[0] == 't' for a, _, _ in self.motions], dtype=bool)
         self._any_prismatic = bool(self._prismatic.any())
         self._axis_columns = np.array(['xyz'.index(a[1]) for a, _, _ in self.motions],
@@ -151,7 +152,7 @@ class SerialChain:
         columns = set(self._axis_columns.tolist())
         self._axis_column = columns.pop() if len(columns) == 1 else None
         self._all_dofs_in_order = self._dofs.tolist() == list(range(dof_count))
-        self._geared = bool(np.any(self._inverse_gear != 1.0))
+        self._geared = bool(np.any(self._scale != 1.0))
         # One configuration: F_k M_k = a P_k + b Q_k + R_k, stored as (m, 3, 16) so that
         # all factors are one batched product of (a, b, 1) with it.
         self._basis = np.empty((m, 3, 16))
@@ -178,7 +179,7 @@ class SerialChain:
         ``basis`` past the m motions are constant factors."""
         theta = q if self._all_dofs_in_order else q[self._dofs]
         if self._geared:
-            theta = theta * self._inverse_gear
+            theta = theta * self._scale
         return motion_factors(theta, self._prismatic if self._any_prismatic else None,
                               self._coefficients[:len(basis)].copy(), basis)
 
@@ -209,7 +210,7 @@ class SerialChain:
         else:
             axes = frames[self._motion_index, :3, self._axis_columns]
         if self._geared:
-            axes = axes * self._inverse_gear[:, None]
+            axes = axes * self._scale[:, None]
         columns = np.empty((m, 6))
         _cross(axes, frame[:3, 3] - frames[:m, :3, 3], out=columns[:, :3])
         columns[:, 3:] = axes
@@ -238,7 +239,7 @@ class SerialChain:
         w = work.view(n)
         theta = w.theta
         np.multiply((q if self._all_dofs_in_order else q[:, self._dofs]).T,
-                    self._inverse_gear[:, None], out=theta)
+                    self._scale[:, None], out=theta)
         np.cos(theta, out=w.cos)
         np.sin(theta, out=w.sin)
         x, spare = w.x, w.spare
@@ -256,7 +257,7 @@ class SerialChain:
             columns, lever = w.columns, w.lever
             axes = columns[3:]                                      # (3, m, n)
             if self._geared:
-                axes *= self._inverse_gear[:, None]
+                axes *= self._scale[:, None]
             np.subtract(x[:, 3][:, None], lever, out=lever)          # (3, m, n)
             for row, (u, v) in enumerate(((1, 2), (2, 0), (0, 1))):
                 np.multiply(axes[u], lever[v], out=columns[row])
@@ -356,18 +357,18 @@ def chain_to(model, element: int, frame: str, output: int = 0) -> SerialChain:
         e = model.elements[e].parent
     path.reverse()
     dof_of = {e: k for k, e in enumerate(model.dof_elements)}
-    items: List = []  # (4, 4) constants and (axis, dof, gear) motions, in order
+    items: List = []  # (4, 4) constants and (axis, dof, scale) motions, in order
     for a, child in zip(path, path[1:]):
         items.append(model.elements[a].outputs[model.elements[child].parent_output])
         if model.elements[a].is_dof:
-            items.append((model.elements[a].motion, dof_of[a], model.elements[a].gear_ratio))
+            items.append((model.elements[a].motion, dof_of[a], model.elements[a].motion_scale))
     last = model.elements[element]
     if frame == 'com':
         items.append(last.com)
     elif frame == 'output':
         items.append(last.outputs[output])
         if last.is_dof:
-            items.append((last.motion, dof_of[element], last.gear_ratio))
+            items.append((last.motion, dof_of[element], last.motion_scale))
     elif frame != 'input':
         raise ValueError(f"frame must be 'input', 'com' or 'output', got '{frame}'")
     fixed: List[np.ndarray] = [np.array(model.base_frame, dtype=float)]

@@ -45,7 +45,7 @@ class Step:
     com: Optional[np.ndarray]   # (4, 4) COM frame in the input frame, None for joints
     dof: int                    # index into the positions, or -1
     axis: str                   # 'rx' ... 'tz', '' for rigid elements
-    gear_ratio: float
+    scale: float                # motion per unit position (Element.motion_scale)
 
 
 def _moving_dofs(model: RobotModel, steps: List[Step]) -> List[List[int]]:
@@ -80,10 +80,11 @@ class KinematicStructure:
         com_elements / end_effector_elements: element index of each COM / end-effector
             frame.
         moved: frame type -> (n_frames, dof) bool, joint k moves frame f.
-        inverse_gear: (dof, 1) 1 / gear_ratio per joint.
+        motion_scale: (dof, 1) motion per unit position per joint
+            (:attr:`~hrdf_ros.model.Element.motion_scale`: axis sign / gear ratio).
         dof_steps: the steps with a degree of freedom, in joint order.
         output_basis, output_dofs, output_scale, output_prismatic: per output slot, the
-            (3, 16) factor basis, its dof (0 when rigid), 1 / gear ratio (0 when rigid)
+            (3, 16) factor basis, its dof (0 when rigid), motion scale (0 when rigid)
             and whether the motion is a translation.
         joint_slots, joint_axis_columns, joint_prismatic, joint_basis: per joint, the slot
             of its motion frame (first output), the column of its axis, whether it is
@@ -105,7 +106,7 @@ class KinematicStructure:
                 parent, [slot_of[(index, k)] for k in range(len(element.outputs))],
                 np.array(element.outputs, dtype=float).reshape(-1, 4, 4),
                 element.com if element.has_com_frame else None,
-                dof_of_element.get(index, -1), element.motion or '', element.gear_ratio))
+                dof_of_element.get(index, -1), element.motion or '', element.motion_scale))
         self.output_count = len(slot_of)
         self.end_effector_slots = [self.steps[i].output_slots[0]
                                    for i, e in enumerate(model.elements) if e.is_end_effector]
@@ -114,9 +115,9 @@ class KinematicStructure:
                                       if e.is_end_effector]
         self._build_masks()
         self.dof_steps = sorted((st for st in self.steps if st.dof >= 0), key=lambda st: st.dof)
-        self.inverse_gear = np.ones((dof, 1))
+        self.motion_scale = np.ones((dof, 1))
         for st in self.dof_steps:
-            self.inverse_gear[st.dof] = 1.0 / st.gear_ratio
+            self.motion_scale[st.dof] = st.scale
         self._build_bases()
 
     def _build_masks(self) -> None:
@@ -148,7 +149,7 @@ class KinematicStructure:
                 if st.dof < 0:
                     continue
                 self.output_dofs[slot] = st.dof
-                self.output_scale[slot] = 1.0 / st.gear_ratio
+                self.output_scale[slot] = st.scale
                 self.output_prismatic[slot] = st.axis[0] == 't'
         self.joint_slots = [st.output_slots[0] for st in self.dof_steps]
         self.joint_axis_columns = np.array(['xyz'.index(st.axis[1]) for st in self.dof_steps],
