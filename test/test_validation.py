@@ -11,7 +11,7 @@ from hrdf_ros.hrdf.validation import ValidationReport, validate_file, validate_t
 from conftest import BUNDLED_ARM, KITS, REPO, kit_id
 
 HEXAPOD = os.path.join(REPO, 'test', 'data', 'hexapod', 'hexapod.hrdf')
-ENTRY_KEYS = {'severity', 'file', 'line', 'column', 'element', 'attribute', 'message'}
+ENTRY_KEYS = {'severity', 'file', 'line', 'column', 'element', 'attribute', 'message', 'code'}
 
 
 @pytest.mark.parametrize('path', KITS, ids=kit_id)
@@ -58,10 +58,12 @@ def test_to_dict_shape_and_json():
     assert set(data) == {'valid', 'errors', 'warnings'}
     assert data['valid'] is False
     assert data['errors'] == [{'severity': 'error', 'file': 'r.hrdf', 'line': 3, 'column': 1,
-                               'element': 'joint', 'attribute': 'axis',
+                               'element': 'joint', 'attribute': 'axis', 'code': None,
                                'message': report.errors[0].message}]
     assert set(data['warnings'][0]) == ENTRY_KEYS
     assert data['warnings'][0]['element'] == 'actuator'
+    assert data['warnings'][0]['code'] == 'enum-case'
+    assert str(report.warnings[0]).endswith('[enum-case]')
 
 
 def test_missing_file_is_an_error_at_line_0(tmp_path):

@@ -58,10 +58,13 @@ class ReadContext:
         sink: every diagnostic of the robot, all files together.
         version: the HRDF version of the root file, which governs every file.
         version_label: that version as written in messages.
+        strict: spec deviations that hebi-py accepts are errors, not warnings
+            (:meth:`deviation`).
     """
 
-    def __init__(self, source: Source):
+    def __init__(self, source: Source, strict: bool = False):
         self.source = source
+        self.strict = strict
         self.sink = DiagnosticSink(source.path)
         self.version: Version = V100
         self.version_label = '1.0.0'
@@ -69,25 +72,32 @@ class ReadContext:
 
     # -- diagnostics -------------------------------------------------------------------
     def _add(self, severity: str, node: XmlNode, message: str, attribute: Optional[str],
-             at: Optional[Tuple[int, int]] = None):
+             at: Optional[Tuple[int, int]] = None, code: Optional[str] = None):
         line, column = at or (node.line, node.column)
-        key = (severity, self.source.path, line, column, node.tag, attribute, message)
+        key = (severity, self.source.path, line, column, node.tag, attribute, message, code)
         if key in self._seen:  # the same problem in a file included several times
             return
         self._seen.add(key)
         if self.source.included_from:
             message += f' [in a file included from {self.source.included_from}]'
         self.sink.add(severity, message, line, column, node.tag, attribute,
-                      path=self.source.path)
+                      path=self.source.path, code=code)
 
     def error(self, node: XmlNode, message: str, attribute: Optional[str] = None,
               at: Optional[Tuple[int, int]] = None) -> None:
         """Record an error about ``node`` (at its start tag, or at ``at`` = (line, col))."""
         self._add(ERROR, node, message, attribute, at)
 
-    def warn(self, node: XmlNode, message: str, attribute: Optional[str] = None) -> None:
-        """Record a warning about ``node`` (at its start tag)."""
-        self._add(WARNING, node, message, attribute)
+    def warn(self, node: XmlNode, message: str, attribute: Optional[str] = None,
+             code: Optional[str] = None) -> None:
+        """Record a warning about ``node`` (at its start tag), with an optional rule code."""
+        self._add(WARNING, node, message, attribute, code=code)
+
+    def deviation(self, node: XmlNode, code: str, message: str,
+                  attribute: Optional[str] = None) -> None:
+        """A spec deviation that hebi-py accepts with a clear meaning: a warning with
+        ``code``, or an error with that code in strict mode."""
+        self._add(ERROR if self.strict else WARNING, node, message, attribute, code=code)
 
     def needs(self, what: str, version: Version) -> str:
         """Message: ``what`` needs a newer HRDF version than the file declares."""
@@ -164,7 +174,8 @@ class ReadContext:
         folded = {a.casefold(): a for a in allowed}
         match = folded.get(text.casefold())
         if match is not None:
-            self.warn(node, f'"{text}" matched "{match}" ignoring case; write "{match}"', name)
+            self.warn(node, f'"{text}" matched "{match}" ignoring case; write "{match}"', name,
+                      code='enum-case')
             return match
         self.error(node, f'unknown value "{text}"; expected one of: ' + ', '.join(allowed),
                    name)

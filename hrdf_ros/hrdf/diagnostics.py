@@ -25,6 +25,8 @@ class Diagnostic:
         column: 1-based column number, or 0 when unknown.
         element: XML element name (e.g. ``'actuator'``), or ``None``.
         attribute: attribute name (e.g. ``'type'``), or ``None``.
+        code: stable identifier of the rule (e.g. ``'negative-axis'``) for diagnostics
+            that tools may want to filter, or ``None``; shown as ``[code]`` at the end.
     """
 
     severity: str
@@ -34,6 +36,7 @@ class Diagnostic:
     column: int = 0
     element: Optional[str] = None
     attribute: Optional[str] = None
+    code: Optional[str] = None
 
     def __str__(self) -> str:
         where = f'{self.path}:{self.line}:{self.column}'
@@ -43,15 +46,16 @@ class Diagnostic:
             if self.attribute is not None:
                 what += f' attribute "{self.attribute}"'
             what += ': '
-        return f'{where}: {self.severity}: {what}{self.message}'
+        tail = f' [{self.code}]' if self.code else ''
+        return f'{where}: {self.severity}: {what}{self.message}{tail}'
 
     def to_dict(self) -> dict:
         """A JSON-serialisable dict: ``severity``, ``file`` (the :attr:`path`), ``line``,
-        ``column``, ``element``, ``attribute`` (``None`` when not applicable) and
-        ``message``."""
+        ``column``, ``element``, ``attribute``, ``code`` (``None`` when not applicable)
+        and ``message``."""
         return {'severity': self.severity, 'file': self.path, 'line': self.line,
                 'column': self.column, 'element': self.element, 'attribute': self.attribute,
-                'message': self.message}
+                'code': self.code, 'message': self.message}
 
 
 class HrdfError(Exception):
@@ -95,10 +99,10 @@ class DiagnosticSink:
 
     def add(self, severity: str, message: str, line: int = 0, column: int = 0,
             element: Optional[str] = None, attribute: Optional[str] = None,
-            path: Optional[str] = None) -> None:
+            path: Optional[str] = None, code: Optional[str] = None) -> None:
         """Record one diagnostic at the given location."""
         self.items.append(Diagnostic(severity, message, path or self.path, line, column,
-                                     element, attribute))
+                                     element, attribute, code))
 
     @property
     def has_errors(self) -> bool:

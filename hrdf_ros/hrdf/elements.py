@@ -176,7 +176,7 @@ def mesh(ctx: ReadContext, node: XmlNode, element: Element) -> None:
         element.mesh_file = sources.resolve(ctx.source.directory, path)
         if not os.path.isfile(element.mesh_file):
             ctx.warn(node, f'mesh file "{path}" not found (looked for '
-                     f'{element.mesh_file})', 'mesh_path')
+                     f'{element.mesh_file})', 'mesh_path', code='missing-mesh-file')
 
 
 def joint(ctx: ReadContext, node: XmlNode, parent: int, output: int) -> Optional[Element]:

@@ -163,5 +163,5 @@ def _check_root(ctx: ReadContext, root: XmlNode, outer: Source) -> bool:
         if name in root.attrs:
             ctx.warn(root, f'attribute "{name}" of an included file\'s <robot> is '
                      'ignored (FORMAT.md); the included elements mount where the '
-                     '<include> is', name)
+                     '<include> is', name, code='included-robot-origin')
     return True

@@ -51,8 +51,8 @@ class _Chain:
 class _Reader:
     """One pass over one robot (its root document and every file it includes)."""
 
-    def __init__(self, source: Source):
-        self.ctx = ReadContext(source)
+    def __init__(self, source: Source, strict: bool = False):
+        self.ctx = ReadContext(source, strict)
         self.root_path = source.path
         self.elements: List[Element] = []
         self.tags = TagRegistry()
@@ -248,15 +248,16 @@ class _Reader:
         return True
 
 
-def _read(data: bytes, source: Source) -> RobotModel:
+def _read(data: bytes, source: Source, strict: bool) -> RobotModel:
     try:
         root = parse_xml(data, source.path)
     except XmlError as exc:
         raise HrdfError([exc.diagnostic]) from None
-    return _Reader(source).read(root)
+    return _Reader(source, strict).read(root)
 
 
-def loads(text, path: str = '<string>', base_dir: Optional[str] = None) -> RobotModel:
+def loads(text, path: str = '<string>', base_dir: Optional[str] = None,
+          strict: bool = False) -> RobotModel:
     """Parse HRDF text.
 
     Args:
@@ -265,6 +266,8 @@ def loads(text, path: str = '<string>', base_dir: Optional[str] = None) -> Robot
         base_dir: directory that ``<include path>`` and ``mesh_path`` resolve against
             (FORMAT.md: relative to the file containing them). ``None``: the text has no
             directory, and any ``<include>`` is an error.
+        strict: spec deviations that hebi-py accepts (warnings with a ``code``) are
+            errors.
 
     Returns:
         The :class:`~hrdf_ros.model.RobotModel`.
@@ -273,14 +276,16 @@ def loads(text, path: str = '<string>', base_dir: Optional[str] = None) -> Robot
         HrdfError: with every located error found (malformed XML stops at the first).
     """
     data = text.encode('utf-8') if isinstance(text, str) else bytes(text)
-    return _read(data, Source(path, None if base_dir is None else os.fspath(base_dir), None))
+    return _read(data, Source(path, None if base_dir is None else os.fspath(base_dir), None),
+                 strict)
 
 
-def load(path) -> RobotModel:
+def load(path, strict: bool = False) -> RobotModel:
     """Parse an HRDF file; its ``<include>`` and mesh paths resolve against its directory.
 
     Args:
         path: file path (str or os.PathLike).
+        strict: spec deviations that hebi-py accepts are errors (see :func:`loads`).
 
     Returns:
         The :class:`~hrdf_ros.model.RobotModel`.
@@ -295,7 +300,7 @@ def load(path) -> RobotModel:
         data = sources.read_document(path)
     except sources.SourceError as exc:
         raise HrdfError([Diagnostic(ERROR, str(exc), path)]) from None
-    return _read(data, Source(path, os.path.dirname(path), sources.identity(path)))
+    return _read(data, Source(path, os.path.dirname(path), sources.identity(path)), strict)
 
 
 __all__ = ['load', 'loads']

@@ -65,21 +65,22 @@ def _report(parse, name: str) -> ValidationReport:
     return ValidationReport(True, [], list(model.warnings), model)
 
 
-def validate_file(path) -> ValidationReport:
+def validate_file(path, strict: bool = False) -> ValidationReport:
     """Validate an HRDF file (and every file it includes, relative to its directory).
 
     Args:
         path: file path (str or os.PathLike).
+        strict: spec deviations that hebi-py accepts are errors, not warnings.
 
     Returns:
         The :class:`ValidationReport`. Never raises for bad or unreadable files.
     """
     name = os.fspath(path)
-    return _report(lambda: load(name), name)
+    return _report(lambda: load(name, strict=strict), name)
 
 
-def validate_text(text: str, base_dir: Optional[str] = None,
-                  name: str = '<string>') -> ValidationReport:
+def validate_text(text: str, base_dir: Optional[str] = None, name: str = '<string>',
+                  strict: bool = False) -> ValidationReport:
     """Validate HRDF text.
 
     Args:
@@ -87,11 +88,12 @@ def validate_text(text: str, base_dir: Optional[str] = None,
         base_dir: directory that ``<include path>`` and ``mesh_path`` resolve against.
             ``None``: an ``<include>`` is an error saying includes need a base directory.
         name: file name used in diagnostics.
+        strict: spec deviations that hebi-py accepts are errors, not warnings.
 
     Returns:
         The :class:`ValidationReport`. Never raises for bad content.
     """
-    return _report(lambda: loads(text, path=name, base_dir=base_dir), name)
+    return _report(lambda: loads(text, path=name, base_dir=base_dir, strict=strict), name)
 
 
 __all__ = ['ValidationReport', 'validate_file', 'validate_text']
