@@ -106,8 +106,7 @@ HEBI_ACCEPTS = {
     'negative_mass.hrdf', 'negative_mass_after_offset.hrdf',
     'misspelled_root.hrdf', 'unsupported_version.hrdf',
     'include_misspelled_root.hrdf',                 # silently includes nothing
-    'include_unversioned_file.hrdf', 'include_version_mismatch.hrdf',
-    'mesh_url_scheme.hrdf', 'version_gated_mesh_url.hrdf',
+    'mesh_url_scheme.hrdf',
     'duplicate_xml_attribute.hrdf', 'entity_expansion.hrdf', 'external_entity.hrdf',
     'deep_nesting.hrdf',
 }

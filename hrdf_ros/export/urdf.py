@@ -11,10 +11,12 @@ HRDF ``<joint>`` rotations are ``continuous``, translations ``prismatic`` with l
 +-:data:`DEFAULT_PRISMATIC_LIMIT` m (the HRDF carries no limits). Joints given position
 limits (``position_limits``) become ``revolute`` (or prismatic) with those limits.
 
-Gear ratios: a URDF joint value is the joint's motion (rad or m), so URDF tools compute
-the same poses as HEBI. For an HRDF ``<joint gear_ratio="g">`` the HEBI position is
-``g`` times that value; the URDF records this as a ``<transmission>`` with
-``mechanicalReduction`` g (actuator = HEBI position, joint = URDF value).
+Gear ratios and axes: a URDF joint value is the joint's motion (rad or m) about/along its
+``<axis>``, so URDF tools compute the same poses as HEBI; an HRDF negative axis
+(``-rz``) is written as the negative URDF axis (``0 0 -1``). For an HRDF
+``<joint gear_ratio="g">`` the HEBI position is ``g`` times that value; the URDF records
+this as a ``<transmission>`` with ``mechanicalReduction`` g (actuator = HEBI position,
+joint = URDF value).
 
 Geometry: every element link has visual and collision shapes from
 :mod:`hrdf_ros.export.geometry` (primitives, the HRDF ``mesh_path``, or HEBI's meshes).
@@ -40,6 +42,14 @@ from ..kinematics.rotations import rotation_to_rpy
 DEFAULT_PRISMATIC_LIMIT = 1.0
 
 _AXIS_VECTORS = {'x': '1 0 0', 'y': '0 1 0', 'z': '0 0 1'}
+
+
+def _axis(element) -> str:
+    """URDF ``<axis xyz>`` of a degree of freedom: its motion axis, negated for an HRDF
+    negative axis (``-rz`` -> ``0 0 -1``), so the URDF joint value stays position /
+    gear_ratio."""
+    vector = _AXIS_VECTORS[element.motion[1]]
+    return vector.replace('1', '-1') if element.axis_sign < 0 else vector
 
 
 def _num(value: float) -> str:
@@ -136,7 +146,7 @@ def to_urdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
         ET.SubElement(node, 'child', {'link': joint.child})
         if element is None:
             continue
-        ET.SubElement(node, 'axis', {'xyz': _AXIS_VECTORS[element.motion[1]]})
+        ET.SubElement(node, 'axis', {'xyz': _axis(element)})
         limit = {}
         if kind == 'prismatic':
             lower, upper = limits.get(joint.name, (-DEFAULT_PRISMATIC_LIMIT,

@@ -16,6 +16,7 @@ import numpy as np
 from . import catalogue
 from .diagnostics import ERROR, WARNING, DiagnosticSink, ExpressionError
 from .grammar import parse_float, parse_formula, parse_rotation, parse_translation
+from .leniency import DEVIATIONS, NOTES
 from .safe_xml import XmlNode
 from .versions import FORMULA_VERSION, V100, Version, format_version
 
@@ -56,7 +57,9 @@ class ReadContext:
     Attributes:
         source: the file being read now (switched while an included file is read).
         sink: every diagnostic of the robot, all files together.
-        version: the HRDF version of the root file, which governs every file.
+        version: the HRDF version of the file being read: the root file's, or while an
+            included file is read, the version that file declares (hebi-py reads each
+            file under its own version's rules; :mod:`.includes`).
         version_label: that version as written in messages.
         strict: spec deviations that hebi-py accepts are errors, not warnings
             (:meth:`deviation`).
@@ -90,14 +93,22 @@ class ReadContext:
 
     def warn(self, node: XmlNode, message: str, attribute: Optional[str] = None,
              code: Optional[str] = None) -> None:
-        """Record a warning about ``node`` (at its start tag), with an optional rule code."""
+        """Record a warning about ``node`` (at its start tag), with an optional rule code
+        (one of :data:`~hrdf_ros.hrdf.leniency.NOTES`)."""
+        assert code is None or code in NOTES, code
         self._add(WARNING, node, message, attribute, code=code)
 
     def deviation(self, node: XmlNode, code: str, message: str,
                   attribute: Optional[str] = None) -> None:
-        """A spec deviation that hebi-py accepts with a clear meaning: a warning with
-        ``code``, or an error with that code in strict mode."""
-        self._add(ERROR if self.strict else WARNING, node, message, attribute, code=code)
+        """A spec deviation that hebi-py accepts with a clear meaning
+        (:data:`~hrdf_ros.hrdf.leniency.DEVIATIONS`): a warning with ``code``, or an
+        error with that code in strict mode. The message names the rule and the spec
+        version; ``(strict mode)`` is appended to errors."""
+        assert code in DEVIATIONS, code
+        if self.strict:
+            self._add(ERROR, node, message + ' (strict mode)', attribute, code=code)
+        else:
+            self._add(WARNING, node, message, attribute, code=code)
 
     def needs(self, what: str, version: Version) -> str:
         """Message: ``what`` needs a newer HRDF version than the file declares."""

@@ -28,6 +28,8 @@ from .versions import INERTIA_ATTRIBUTES, MESH_URL_VERSION
 
 #: HRDF joint axes (FORMAT.md ``<joint axis>``).
 JOINT_AXES = ('rx', 'ry', 'rz', 'tx', 'ty', 'tz')
+#: The negative axes hebi-py 2.16.1 also accepts (deviation ``negative-axis``).
+NEGATIVE_JOINT_AXES = tuple('-' + axis for axis in JOINT_AXES)
 
 
 def _translation(x: float, y: float, z: float) -> np.ndarray:
@@ -144,23 +146,35 @@ def rigid_body(ctx: ReadContext, node: XmlNode, parent: int,
 
 
 def mesh(ctx: ReadContext, node: XmlNode, element: Element) -> None:
-    """FORMAT.md ``mesh_path`` / ``mesh_rot`` / ``mesh_trans`` of a rigid body."""
+    """FORMAT.md ``mesh_path`` / ``mesh_rot`` / ``mesh_trans`` of a rigid body.
+
+    Deviations hebi-py accepts (warnings, errors in strict mode): an empty or blank
+    ``mesh_path`` means no mesh (``empty-mesh-path``; ``mesh_rot``/``mesh_trans`` are
+    checked, then ignored); a web URL in a file declaring a version before 1.4.0 is used
+    (``mesh-url-version``).
+    """
     path = node.attrs.get('mesh_path')
     if path is None:
         for name in ('mesh_rot', 'mesh_trans'):
             if name in node.attrs:
                 ctx.error(node, f'"{name}" needs a "mesh_path"', name)
         return
+    transform = ctx.transform(node, 'mesh_rot', 'mesh_trans')
+    if not path.strip():
+        ctx.deviation(node, 'empty-mesh-path', 'empty "mesh_path": FORMAT.md 1.3.0+ needs a '
+                      'relative file path or a web URL; no mesh (as hebi-py does)', 'mesh_path')
+        return
     element.mesh_path = path
-    element.mesh_transform = ctx.transform(node, 'mesh_rot', 'mesh_trans')
+    element.mesh_transform = transform
     if sources.is_web_url(path):
-        if ctx.version < MESH_URL_VERSION:
-            ctx.error(node, ctx.needs('a web URL in "mesh_path"', MESH_URL_VERSION),
-                      'mesh_path')
-        elif not urllib.parse.urlsplit(path).netloc:
+        if not urllib.parse.urlsplit(path).netloc:
             ctx.error(node, f'mesh URL "{path}" has no host', 'mesh_path')
-        else:
-            element.mesh_file = path
+            return
+        if ctx.version < MESH_URL_VERSION:
+            ctx.deviation(node, 'mesh-url-version', ctx.needs(
+                'a web URL in "mesh_path"', MESH_URL_VERSION) + ' (CHANGELOG 1.4.0); the '
+                'URL is used (as hebi-py does)', 'mesh_path')
+        element.mesh_file = path
         return
     if path.lower().startswith(sources.WEB_PREFIXES):
         ctx.error(node, f'mesh URL "{path}" must start with "http://" or "https://" '
@@ -180,8 +194,19 @@ def mesh(ctx: ReadContext, node: XmlNode, element: Element) -> None:
 
 
 def joint(ctx: ReadContext, node: XmlNode, parent: int, output: int) -> Optional[Element]:
-    """``<joint axis gear_ratio>``: a massless degree of freedom about/along an axis."""
-    axis = ctx.enum(node, 'axis', JOINT_AXES)
+    """``<joint axis gear_ratio>``: a massless degree of freedom about/along an axis.
+
+    A negative axis (``-rz`` and the like, any case; deviation ``negative-axis``) is the
+    positive axis with :attr:`~hrdf_ros.model.Element.axis_sign` -1, as hebi-py reads it.
+    """
+    text = node.attrs.get('axis', '')
+    negative = text[:1] == '-' and text[1:].casefold() in JOINT_AXES
+    axis = ctx.enum(node, 'axis', NEGATIVE_JOINT_AXES if negative else JOINT_AXES)
+    if negative and axis is not None:
+        motion = 'rotation about' if axis[1] == 'r' else 'translation along'
+        ctx.deviation(node, 'negative-axis', f'"{text}" is not a FORMAT.md axis (rx ry rz '
+                      f'tx ty tz, all versions); read as {motion} -{axis[2]}: the positive '
+                      'axis with the position negated (as hebi-py does)', 'axis')
     ratio = ctx.formula(node, 'gear_ratio', 1.0)
     if ratio == 0.0:
         ctx.error(node, 'gear_ratio must not be zero', 'gear_ratio')
@@ -189,7 +214,8 @@ def joint(ctx: ReadContext, node: XmlNode, parent: int, output: int) -> Optional
     if axis is None:
         return None
     return Element('joint', None, node.attrs.get('tag'), parent, output, 0.0,
-                   np.eye(4), np.zeros(6), [np.eye(4)], motion=axis, gear_ratio=ratio)
+                   np.eye(4), np.zeros(6), [np.eye(4)], motion=axis.lstrip('-'),
+                   gear_ratio=ratio, axis_sign=-1.0 if negative else 1.0)
 
 
 def end_effector(ctx: ReadContext, node: Optional[XmlNode], at: Tuple[int, int],

@@ -6,8 +6,13 @@ then name that file and the chain of files that included it). Rules: the path is
 relative to the including file (``..`` allowed, absolute paths refused); a file may
 not include itself or an ancestor (the cycle is reported); includes nest at most
 :data:`MAX_INCLUDE_DEPTH` files deep and at most :data:`MAX_INCLUDES` are expanded per
-robot; an included file must be an HRDF of the same version, whose ``<robot>``
-attributes are ignored. Each file is read and parsed once, however often included.
+robot. An included file's ``<robot>`` attributes are ignored; FORMAT.md requires it to
+declare the same HRDF version as the file including it, but hebi-py reads each included
+file under the rules of its own declared version (none: 1.0.0) and never compares
+versions, so hrdf_ros does the same: while an included file is read, the context's
+version is that file's, and a different version is the deviation ``include-version``
+(an error in strict mode). An unsupported version is an error. Each file is read and
+parsed once, however often included.
 """
 from __future__ import annotations
 
@@ -20,7 +25,8 @@ from . import sources
 from .context import ReadContext, Source, TooComplex
 from .diagnostics import Diagnostic
 from .safe_xml import XmlError, XmlNode, parse_xml
-from .versions import ELEMENT_MIN_VERSION, ROBOT_ATTRIBUTES, format_version
+from .versions import (ELEMENT_MIN_VERSION, ROBOT_ATTRIBUTES, SUPPORTED_VERSIONS, V100,
+                       format_version)
 
 #: Deepest chain of files including files (the root file is depth 0).
 MAX_INCLUDE_DEPTH = 16
@@ -118,12 +124,14 @@ class Includes:
     @contextmanager
     def reading(self, ctx: ReadContext, node: XmlNode,
                 included: IncludedFile) -> Iterator[bool]:
-        """Make ``included`` the context's source while the body reads its content.
+        """Make ``included`` the context's source, and its declared version the
+        context's version, while the body reads its content.
 
         Yields:
-            True when its root is usable (a ``<robot>``; other problems are recorded).
+            True when its root is usable (a ``<robot>`` of a supported version; other
+            problems are recorded).
         """
-        outer = ctx.source
+        outer, version, label = ctx.source, ctx.version, ctx.version_label
         ctx.source = Source(included.path, included.directory,
                             sources.identity(included.path), _note(ctx, node))
         self._open.append((ctx.source.identity, included.path))
@@ -131,7 +139,7 @@ class Includes:
             yield _check_root(ctx, included.root, outer)
         finally:
             self._open.pop()
-            ctx.source = outer
+            ctx.source, ctx.version, ctx.version_label = outer, version, label
 
 
 def _note(ctx: ReadContext, include: XmlNode) -> str:
@@ -142,17 +150,30 @@ def _note(ctx: ReadContext, include: XmlNode) -> str:
 
 
 def _check_root(ctx: ReadContext, root: XmlNode, outer: Source) -> bool:
-    """An included file must be a complete HRDF of the same version; its root's
-    attributes are ignored (FORMAT.md). False when its content cannot be used."""
+    """Check an included file's root and switch the context to its declared version.
+
+    Its root's attributes are ignored (FORMAT.md); a version other than the including
+    file's is the deviation ``include-version``. False when its content cannot be used
+    (not a ``<robot>``, or an unsupported version).
+    """
     if root.tag != 'robot':
         ctx.error(root, f'root element must be <robot>, found <{root.tag}>')
         return False
     text = root.attrs.get('version')
-    declared = 'no version (so 1.0.0)' if text is None else f'version "{text}"'
-    if text is None or text != format_version(ctx.version):
-        ctx.error(root, f'included file declares {declared} but the including file '
-                  f'{outer.path} declares {ctx.version_label}; FORMAT.md requires '
-                  'included files to have the same version', 'version')
+    if text is not None and text not in SUPPORTED_VERSIONS:
+        ctx.error(root, f'unsupported HRDF version "{text}"; supported: '
+                  + ', '.join(SUPPORTED_VERSIONS), 'version')
+        return False
+    including = ctx.version_label
+    version = V100 if text is None else SUPPORTED_VERSIONS[text]
+    if version != ctx.version:
+        declared = 'no version (so 1.0.0)' if text is None else f'version "{text}"'
+        ctx.deviation(root, 'include-version', f'included file declares {declared} but '
+                      f'the including file {outer.path} declares {including}; FORMAT.md '
+                      '1.3.0+ requires the same version. Read under its own version\'s '
+                      'rules (as hebi-py does)', 'version')
+    ctx.version = version
+    ctx.version_label = 'no version, so 1.0.0' if text is None else format_version(version)
     for name in root.attrs:
         if name not in ROBOT_ATTRIBUTES:
             ctx.error(root, f'unknown attribute "{name}" on <robot>', name)

@@ -8,8 +8,9 @@ This module walks the document: the ``<robot>`` root and its version, chains of
 elements, trees (``<output>`` children of brackets and rigid bodies) and ``<include>``
 splices. Each element is built by :mod:`.elements`, checked by :mod:`.checks`, and
 includes are opened by :mod:`.includes`; all of them read attributes and report through
-one :class:`~hrdf_ros.hrdf.context.ReadContext`, under the version the root file
-declares. Problems are collected and raised together; only malformed XML stops the
+one :class:`~hrdf_ros.hrdf.context.ReadContext`, under the version of the file being
+read (the root file's; an included file's own, as hebi-py reads it). The model's
+version, and the implicit end effector of HRDF <= 1.1.0, are the root file's. Problems are collected and raised together; only malformed XML stops the
 reading of a file at its first problem.
 
 Hostile input is bounded: XML limits per file (:mod:`.safe_xml`), the include limits of

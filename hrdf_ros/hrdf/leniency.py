@@ -1,0 +1,112 @@
+"""The leniency policy: every warning code, and which spec deviations strict mode refuses.
+
+In: nothing (tables). Out: :data:`DEVIATIONS`, the spec deviations hrdf_ros accepts
+because HEBI's own library (hebi-py 2.16.1) loads them *and gives them a clear meaning*,
+and :data:`NOTES`, the other warning codes (allowed by FORMAT.md, or about the file
+system). Each entry names the rule broken, the spec version that states it, what
+hebi-py does and what hrdf_ros does. The reader reports a deviation with
+:meth:`~hrdf_ros.hrdf.context.ReadContext.deviation`: a located warning carrying the
+code, or an error with the same code in strict mode (``load(..., strict=True)``,
+``hrdf validate --strict``, the node's ``strict`` parameter). Notes stay warnings in
+strict mode.
+
+The policy: where hebi-py accepts a file that breaks the spec and reads it with a clear
+meaning, hrdf_ros reads it the same way and warns; where hebi-py's reading is a silent
+misread (a formula in a 1.0.0 file read as 0, ``"2,000"`` read as 2, a misspelled root
+read as an empty robot), hrdf_ros keeps the error. The README's "Leniency and strict
+mode" section is generated from these tables (:func:`markdown_table`; a test keeps them
+equal).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict
+
+
+@dataclass(frozen=True)
+class WarningCode:
+    """One warning code.
+
+    Attributes:
+        code: the stable identifier (``Diagnostic.code``, ``[code]`` in text).
+        rule: the spec rule the file breaks (or what the note is about).
+        spec: where the rule is stated: document and version.
+        hebi: what hebi-py 2.16.1 does with such a file (measured).
+        ours: what hrdf_ros does without strict mode.
+        deviation: True when strict mode makes it an error.
+    """
+
+    code: str
+    rule: str
+    spec: str
+    hebi: str
+    ours: str
+    deviation: bool
+
+
+_DEVIATIONS = (
+    WarningCode(
+        'negative-axis', '`<joint axis>` is one of `rx ry rz tx ty tz`',
+        'FORMAT.md 1.0.0-1.6.0 `<joint>`',
+        'accepts `-rx` ... `-tz` (any case): motion about/along the negative axis, the '
+        'same frames as the positive axis with the position negated; its Jacobian column '
+        'has the wrong sign (not copied)',
+        'same motion (`Element.axis_sign` = -1); URDF axis `0 0 -1` and the like; true '
+        'Jacobian', True),
+    WarningCode(
+        'empty-mesh-path', '`mesh_path` is a relative file path or a web URL',
+        'FORMAT.md 1.3.0-1.6.0 `<rigid-body>`',
+        'accepts `mesh_path=""` (or blank) without a warning and draws no mesh; '
+        '`mesh_rot`/`mesh_trans` beside it only move its unused mesh frame',
+        'no mesh (`mesh_rot`/`mesh_trans` still checked, then ignored)', True),
+    WarningCode(
+        'mesh-url-version', 'web URLs in `mesh_path` need HRDF 1.4.0',
+        'CHANGELOG 1.4.0',
+        'accepts the URL in 1.3.0 files, with no warning',
+        'uses the URL', True),
+    WarningCode(
+        'include-version',
+        'an included file has the same HRDF version as the file including it',
+        'FORMAT.md 1.3.0-1.6.0 `<include>`',
+        'reads each included file under its own declared version (none: 1.0.0) and never '
+        'compares versions; no implicit end effector for included files',
+        'the same: the included file\'s elements, attributes and types are checked '
+        'against its own version', True),
+)
+
+_NOTES = (
+    WarningCode(
+        'enum-case', 'enumerated values are case-insensitive; the spec spells them',
+        'FORMAT.md 1.0.0-1.6.0 (enumerations)',
+        'accepts with the warning "non-matching case"', 'accepts, names the spelling',
+        False),
+    WarningCode(
+        'missing-mesh-file', 'a local `mesh_path` names a file that does not exist',
+        'FORMAT.md 1.3.0-1.6.0 `<rigid-body>` (meshes are for visualisation)',
+        'accepts, no warning', 'keeps the path (the URDF names it)', False),
+    WarningCode(
+        'included-robot-origin', '`rot`/`trans` on an included file\'s `<robot>`',
+        'FORMAT.md 1.3.0-1.6.0 `<include>` (root attributes are ignored)',
+        'ignores them', 'ignores them, says so', False),
+)
+
+#: code -> spec deviation hebi-py accepts with a clear meaning (strict: an error).
+DEVIATIONS: Dict[str, WarningCode] = {w.code: w for w in _DEVIATIONS}
+#: code -> warning that is not a spec deviation (strict: still a warning).
+NOTES: Dict[str, WarningCode] = {w.code: w for w in _NOTES}
+#: every warning code hrdf_ros emits.
+WARNING_CODES: Dict[str, WarningCode] = {**DEVIATIONS, **NOTES}
+
+
+def markdown_table() -> str:
+    """The README table of every warning code: code, rule, spec, hebi-py, hrdf_ros,
+    strict (``error`` or ``warning``), one row per code, deviations first."""
+    rows = ['| code | rule broken | spec | hebi-py 2.16.1 | hrdf_ros | `--strict` |',
+            '|---|---|---|---|---|---|']
+    for w in WARNING_CODES.values():
+        rows.append(f'| `{w.code}` | {w.rule} | {w.spec} | {w.hebi} | {w.ours} | '
+                    f'{"error" if w.deviation else "warning"} |')
+    return '\n'.join(rows) + '\n'
+
+
+__all__ = ['DEVIATIONS', 'NOTES', 'WARNING_CODES', 'WarningCode', 'markdown_table']
