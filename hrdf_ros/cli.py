@@ -1,23 +1,28 @@
 """``hrdf``: command-line access to hrdf_ros without ROS.
 
-Subcommands:
+Subcommands (each takes ``--strict``: spec deviations hebi-py accepts, such as a
+negative joint axis, are errors instead of warnings; :mod:`hrdf_ros.hrdf.leniency`):
     hrdf validate FILE... [--json]   exit 0 valid (warnings allowed), 1 invalid, 2 usage/IO;
                                      --json: one {"file", "valid", "errors", "warnings"}
-                                     object per line
+                                     object per line (each diagnostic with its "code")
     hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P] [--xacro] [--limits YAML]
               [--hebi-meshes]
-    hrdf fk FILE --positions "q1 q2 ..." [--frame-type T] [--json]
-    hrdf jacobian FILE --positions "q1 q2 ..." [--frame-type T] [--json]
+    hrdf fk FILE [--positions "q1 q2 ..."] [--frame-type T] [--json]
+    hrdf jacobian FILE [--positions "q1 q2 ..."] [--frame-type T] [--json]
     hrdf info FILE [--json]          dof, joint names, frame counts, total mass (kg) and the
                                      element tree (a chain per output of branching elements)
     hrdf moveit FILE -o DIR [--name N] [--joint-prefix P]
                                      MoveIt 2 config (URDF, SRDF, kinematics, joint limits,
                                      controllers; hrdf_ros.export.moveit) in DIR; prints the paths
 
-Positions are in rad (m for prismatic joints), in HEBI joint order. Frames are 4x4
-homogeneous transforms in the robot's reference frame (base frame applied), row major.
-Jacobians are 6 x dof, rows [vx vy vz wx wy wz] in the reference frame (m/s, rad/s per
-unit joint velocity).
+Positions are in rad (m for prismatic joints), in HEBI joint order; default all zeros
+(a robot without degrees of freedom needs none). Frames are 4x4 homogeneous transforms
+in the robot's reference frame (base frame applied), row major. Jacobians are 6 x dof,
+rows [vx vy vz wx wy wz] in the reference frame (m/s, rad/s per unit joint velocity).
+
+Exit codes: 0 success; 1 invalid HRDF (every located diagnostic on stderr); 2 usage or
+I/O problem (bad arguments, unreadable or unwritable files, a closed output pipe), one
+line on stderr; 130 interrupted. No Python traceback is ever printed.
 """
 from __future__ import annotations
 
@@ -29,19 +34,28 @@ from typing import List, Optional
 
 import numpy as np
 
-from .hrdf.diagnostics import HrdfError
 from .export.frame_tree import build_frame_tree
-from .kinematics import FRAME_TYPES, Kinematics
 from .export.limits import read_limits
-from .hrdf.reader import load
 from .export.urdf import to_urdf, to_xacro
+from .hrdf.diagnostics import HrdfError
+from .hrdf.leniency import DEVIATIONS
+from .hrdf.reader import load
 from .hrdf.validation import validate_file
+from .kinematics import FRAME_TYPES, Kinematics
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 class _UsageError(Exception):
-    pass
+    """Bad arguments or an unusable input/output file: exit 2 with one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``hrdf fk: error: ...``), not the usage
+    text, and raises instead of exiting."""
+
+    def error(self, message):
+        raise _UsageError(f'{message} (see "{self.prog} --help")')
 
 
 def _io_error(diagnostics) -> bool:
@@ -50,9 +64,15 @@ def _io_error(diagnostics) -> bool:
     return bool(errors) and all(d.line == 0 and d.element is None for d in errors)
 
 
-def _load_or_report(path: str):
+def _note(text: str) -> None:
+    print(f'hrdf: note: {text}', file=sys.stderr)
+
+
+def _load_or_report(args):
+    """The model of ``args.file`` (warnings printed), or ``(None, exit code)``."""
+    path = args.file
     try:
-        model = load(path)
+        model = load(path, strict=args.strict)
     except HrdfError as exc:
         for d in exc.diagnostics:
             print(d, file=sys.stderr)
@@ -65,7 +85,7 @@ def _load_or_report(path: str):
 def _cmd_validate(args) -> int:
     worst = EXIT_OK
     for path in args.files:
-        report = validate_file(path)
+        report = validate_file(path, strict=args.strict)
         if not report.valid:
             worst = max(worst, EXIT_USAGE if _io_error(report.errors) else EXIT_INVALID)
         if args.json:
@@ -83,7 +103,7 @@ def _robot_name(args) -> str:
 
 
 def _cmd_urdf(args) -> int:
-    model, code = _load_or_report(args.file)
+    model, code = _load_or_report(args)
     if model is None:
         return code
     name = _robot_name(args)
@@ -120,18 +140,23 @@ def _parse_positions(text: Optional[str], dof: int) -> np.ndarray:
 def _matrices_command(method: str, json_key: str):
     """A subcommand printing one matrix per frame: ``Kinematics.<method>(frame_type, q)``."""
     def run(args) -> int:
-        model, code = _load_or_report(args.file)
+        model, code = _load_or_report(args)
         if model is None:
             return code
         q = _parse_positions(args.positions, model.dof_count)
         matrices = getattr(Kinematics(model), method)(args.frame_type, q)
         if args.json:
             print(json.dumps({'frame_type': args.frame_type, json_key: matrices.tolist()}))
-        else:
-            for k, matrix in enumerate(matrices):
-                print(f'{args.frame_type}[{k}]')
-                for row in matrix:
-                    print('  ' + ' '.join(f'{v: .9f}' for v in row))
+            return EXIT_OK
+        if not len(matrices):
+            _note(f'the robot has no {args.frame_type} frames')
+        for k, matrix in enumerate(matrices):
+            if not matrix.shape[1]:
+                print(f'{args.frame_type}[{k}]: 6 x 0 (the robot has no degrees of freedom)')
+                continue
+            print(f'{args.frame_type}[{k}]')
+            for row in matrix:
+                print('  ' + ' '.join(f'{v: .9f}' for v in row))
         return EXIT_OK
     return run
 
@@ -191,7 +216,7 @@ def _print_tree(chain: list) -> None:
 
 
 def _cmd_info(args) -> int:
-    model, code = _load_or_report(args.file)
+    model, code = _load_or_report(args)
     if model is None:
         return code
     tree = build_frame_tree(model)
@@ -213,8 +238,9 @@ def _cmd_info(args) -> int:
     if args.json:
         print(json.dumps(info))
     else:
-        print(f'{args.file}: HRDF {info["version"]}, {model.dof_count} DoF '
-              f'({", ".join(tree.dof_names)}), total mass {model.total_mass:.6g} kg')
+        joints = f' ({", ".join(tree.dof_names)})' if tree.dof_names else ''
+        print(f'{args.file}: HRDF {info["version"]}, {model.dof_count} DoF{joints}, '
+              f'total mass {model.total_mass:.6g} kg')
         print('frames: ' + ', '.join(f'{k} {v}' for k, v in info['frame_counts'].items()))
         _print_tree(info['tree'])
     return EXIT_OK
@@ -223,7 +249,7 @@ def _cmd_info(args) -> int:
 def _cmd_moveit(args) -> int:
     # imported here: only this subcommand needs PyYAML
     from .export.moveit import write_moveit_config
-    model, code = _load_or_report(args.file)
+    model, code = _load_or_report(args)
     if model is None:
         return code
     name = _robot_name(args)
@@ -233,13 +259,18 @@ def _cmd_moveit(args) -> int:
         raise _UsageError(str(exc)) from None
     for path in paths:
         print(path)
+    if not model.dof_count:
+        _note('the robot has no degrees of freedom: the MoveIt configuration has no '
+              'planning group (nothing to plan for)')
     return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of the ``hrdf`` command."""
-    parser = argparse.ArgumentParser(prog='hrdf', description='HEBI HRDF tools (hrdf_ros)')
+    parser = _Parser(prog='hrdf', description='HEBI HRDF tools (hrdf_ros)')
     sub = parser.add_subparsers(dest='command', required=True)
+    strict_help = ('spec deviations hebi-py accepts are errors, not warnings (codes: '
+                   + ', '.join(DEVIATIONS) + ')')
     p = sub.add_parser('validate', help='check HRDF files')
     p.add_argument('files', nargs='+', metavar='FILE')
     p.add_argument('--json', action='store_true', help='one JSON report per file')
@@ -261,7 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
             ('jacobian', _cmd_jacobian, 'geometric Jacobians (rows vx vy vz wx wy wz)')):
         p = sub.add_parser(name, help=help_text)
         p.add_argument('file', metavar='FILE')
-        p.add_argument('--positions', help='joint positions "q1 q2 ..." (rad / m); default zeros')
+        p.add_argument('--positions',
+                       help='joint positions "q1 q2 ..." (rad / m); default zeros')
         p.add_argument('--frame-type', default='end_effector', choices=FRAME_TYPES)
         p.add_argument('--json', action='store_true')
         p.set_defaults(run=run)
@@ -275,24 +307,54 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--name', help='robot name and file stem (default: file name)')
     p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
     p.set_defaults(run=_cmd_moveit)
+    for p in sub.choices.values():
+        p.add_argument('--strict', action='store_true', help=strict_help)
     return parser
 
 
+def _one_line(exc: BaseException) -> str:
+    return ' '.join(str(exc).split()) or type(exc).__name__
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe: send what is still buffered for stdout nowhere, so the
+    interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a file (e.g. captured): nothing to flush later
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point of ``hrdf``; returns the exit code (0 ok, 1 invalid HRDF, 2 usage/IO)."""
-    parser = build_parser()
+    """Entry point of ``hrdf``; returns the exit code: 0 ok, 1 invalid HRDF, 2 usage or
+    I/O problem (one line on stderr), 130 interrupted. Never raises (SystemExit from
+    ``--help`` aside, handled here too) and never prints a traceback."""
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_USAGE if exc.code else EXIT_OK
-    try:
-        return args.run(args)
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help
+            return EXIT_USAGE if exc.code else EXIT_OK
+        code = args.run(args)
+        sys.stdout.flush()
+        return code
     except _UsageError as exc:
-        print(f'hrdf: error: {exc}', file=sys.stderr)
+        print(f'hrdf: error: {_one_line(exc)}', file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        _silence_stdout()
+        print('hrdf: error: output closed (broken pipe)', file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
-        print(f'hrdf: error: {exc}', file=sys.stderr)
+        print(f'hrdf: error: {_one_line(exc)}', file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print('hrdf: interrupted', file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - a bug must still not show a traceback
+        print(f'hrdf: internal error ({type(exc).__name__}: {_one_line(exc)}); please '
+              'report it with the input', file=sys.stderr)
+        return EXIT_INVALID
 
 
 if __name__ == '__main__':

@@ -26,6 +26,9 @@ Everything is read from the URDF text (link and joint names, joint types and lim
 collision geometry), so the files always agree with the URDF they are written with; the
 :class:`~hrdf_ros.export.frame_tree.FrameTree` only says which links are end effectors.
 
+A robot with no degree of freedom (a chassis, a part) gets no planning group, and its
+SRDF says so in a comment; the other files then hold no group entries.
+
 Groups of a tree robot may share joints (e.g. two tools on one trunk); ros2_control
 then refuses to run their controllers at the same time, so activate one of them.
 """
@@ -147,7 +150,8 @@ def moveit_config(model: RobotModel, robot_name: str, urdf_text: Optional[str] =
     if urdf_text is None:
         urdf_text = to_urdf(model, robot_name, tree=tree)
     urdf = parse_urdf(urdf_text)
-    groups = planning_groups(urdf, tree.end_effector_links)
+    # A robot without degrees of freedom has nothing to plan: no group (the SRDF says so).
+    groups = planning_groups(urdf, tree.end_effector_links) if model.dof_count else []
     return {
         f'{robot_name}.urdf': urdf_text,
         f'{robot_name}.srdf': srdf_text(urdf, groups),

@@ -102,13 +102,16 @@ class ReadContext:
                   attribute: Optional[str] = None) -> None:
         """A spec deviation that hebi-py accepts with a clear meaning
         (:data:`~hrdf_ros.hrdf.leniency.DEVIATIONS`): a warning with ``code``, or an
-        error with that code in strict mode. The message names the rule and the spec
-        version; ``(strict mode)`` is appended to errors."""
+        error with that code in strict mode. ``message`` names the rule, the spec version
+        and what hebi-py reads; ``; hrdf_ros does the same`` or ``; an error in strict
+        mode`` is appended."""
         assert code in DEVIATIONS, code
         if self.strict:
-            self._add(ERROR, node, message + ' (strict mode)', attribute, code=code)
+            self._add(ERROR, node, message + '; an error in strict mode', attribute,
+                      code=code)
         else:
-            self._add(WARNING, node, message, attribute, code=code)
+            self._add(WARNING, node, message + '; hrdf_ros does the same', attribute,
+                      code=code)
 
     def needs(self, what: str, version: Version) -> str:
         """Message: ``what`` needs a newer HRDF version than the file declares."""

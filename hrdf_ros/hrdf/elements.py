@@ -161,8 +161,9 @@ def mesh(ctx: ReadContext, node: XmlNode, element: Element) -> None:
         return
     transform = ctx.transform(node, 'mesh_rot', 'mesh_trans')
     if not path.strip():
-        ctx.deviation(node, 'empty-mesh-path', 'empty "mesh_path": FORMAT.md 1.3.0+ needs a '
-                      'relative file path or a web URL; no mesh (as hebi-py does)', 'mesh_path')
+        ctx.deviation(node, 'empty-mesh-path', 'empty "mesh_path" (FORMAT.md 1.3.0+: a '
+                      'relative file path or a web URL); hebi-py reads it as no mesh',
+                      'mesh_path')
         return
     element.mesh_path = path
     element.mesh_transform = transform
@@ -172,8 +173,8 @@ def mesh(ctx: ReadContext, node: XmlNode, element: Element) -> None:
             return
         if ctx.version < MESH_URL_VERSION:
             ctx.deviation(node, 'mesh-url-version', ctx.needs(
-                'a web URL in "mesh_path"', MESH_URL_VERSION) + ' (CHANGELOG 1.4.0); the '
-                'URL is used (as hebi-py does)', 'mesh_path')
+                'a web URL in "mesh_path"', MESH_URL_VERSION) + ' (CHANGELOG 1.4.0); '
+                'hebi-py uses the URL', 'mesh_path')
         element.mesh_file = path
         return
     if path.lower().startswith(sources.WEB_PREFIXES):
@@ -205,8 +206,8 @@ def joint(ctx: ReadContext, node: XmlNode, parent: int, output: int) -> Optional
     if negative and axis is not None:
         motion = 'rotation about' if axis[1] == 'r' else 'translation along'
         ctx.deviation(node, 'negative-axis', f'"{text}" is not a FORMAT.md axis (rx ry rz '
-                      f'tx ty tz, all versions); read as {motion} -{axis[2]}: the positive '
-                      'axis with the position negated (as hebi-py does)', 'axis')
+                      f'tx ty tz, all versions); hebi-py reads it as {motion} -{axis[2]} '
+                      '(the positive axis, position negated)', 'axis')
     ratio = ctx.formula(node, 'gear_ratio', 1.0)
     if ratio == 0.0:
         ctx.error(node, 'gear_ratio must not be zero', 'gear_ratio')

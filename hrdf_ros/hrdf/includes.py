@@ -169,9 +169,9 @@ def _check_root(ctx: ReadContext, root: XmlNode, outer: Source) -> bool:
     if version != ctx.version:
         declared = 'no version (so 1.0.0)' if text is None else f'version "{text}"'
         ctx.deviation(root, 'include-version', f'included file declares {declared} but '
-                      f'the including file {outer.path} declares {including}; FORMAT.md '
-                      '1.3.0+ requires the same version. Read under its own version\'s '
-                      'rules (as hebi-py does)', 'version')
+                      f'the including file {outer.path} declares {including} (FORMAT.md '
+                      '1.3.0+ <include>: the same version); hebi-py reads it under its own '
+                      'version\'s rules', 'version')
     ctx.version = version
     ctx.version_label = 'no version, so 1.0.0' if text is None else format_version(version)
     for name in root.attrs:

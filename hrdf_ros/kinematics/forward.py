@@ -55,7 +55,8 @@ def forward(s: KinematicStructure, q: np.ndarray, single: bool,
 def _single(s: KinematicStructure, q: np.ndarray) -> Dict[str, np.ndarray]:
     """Every frame for one configuration: one batched product builds every moving
     output transform, then one small ``ndarray.dot`` per frame."""
-    theta = q[s.output_dofs] * s.output_scale
+    # No degree of freedom: every output is rigid (q is empty, so cannot be indexed).
+    theta = q[s.output_dofs] * s.output_scale if s.dof_count else np.zeros(s.output_count)
     prismatic = s.output_prismatic if s.output_prismatic.any() else None
     factors = motion_factors(theta, prismatic, np.ones((s.output_count, 1, 3)),
                              s.output_basis)
@@ -124,4 +125,4 @@ def dof_transforms(s: KinematicStructure, q: np.ndarray, single: bool) -> np.nda
     if prismatic is not None:
         coefficients[:, prismatic, 0, 0] = theta[:, prismatic]
         coefficients[:, prismatic, 0, 1] = 0.0
-    return np.matmul(coefficients, s.joint_basis).reshape(-1, s.dof_count, 4, 4)
+    return np.matmul(coefficients, s.joint_basis).reshape(q.shape[0], s.dof_count, 4, 4)

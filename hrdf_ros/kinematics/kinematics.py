@@ -5,7 +5,8 @@ In: a :class:`~hrdf_ros.model.RobotModel`, then joint positions: one configurati
 ordered as :attr:`~hrdf_ros.model.RobotModel.dof_elements`. Out: 4 x 4 frames and
 6 x dof geometric Jacobians, expressed in the reference (world) frame, i.e. including
 the model's base frame, exactly as HEBI's ``RobotModel.get_forward_kinematics`` returns
-them; a leading batch axis when the input has one.
+them; a leading batch axis when the input has one. A robot without degrees of freedom
+takes positions of shape (0,) (or ``[]``) or (N, 0); its Jacobians are (…, 6, 0).
 
 Every-frame requests go through :mod:`.forward` and :mod:`.jacobians` on the model's
 :class:`~.structure.KinematicStructure`; one-frame requests use that frame's
