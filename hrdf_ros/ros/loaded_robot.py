@@ -110,9 +110,10 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
 
 
 def load_robot(naming: RobotOptions, path: str = '', text: str = '',
-               base_directory: str = '') -> LoadedRobot:
+               base_directory: str = '', strict: bool = False) -> LoadedRobot:
     """Parse an HRDF (a file path, or text whose ``<include>`` paths resolve against
-    ``base_directory``) and prepare it.
+    ``base_directory``) and prepare it; ``strict``: spec deviations hebi-py accepts are
+    errors (:mod:`hrdf_ros.hrdf.leniency`).
 
     Raises:
         LoadError: with every located diagnostic when the HRDF is invalid or unreadable,
@@ -122,9 +123,10 @@ def load_robot(naming: RobotOptions, path: str = '', text: str = '',
         raise LoadError('give exactly one of an HRDF file path or HRDF text')
     try:
         if path:
-            model = load(path)
+            model = load(path, strict=strict)
         else:
-            model = loads(text, path='<text>', base_dir=base_directory or None)
+            model = loads(text, path='<text>', base_dir=base_directory or None,
+                          strict=strict)
     except HrdfError as exc:
         raise LoadError(str(exc), exc.diagnostics) from None
     return prepare(model, path or '<text>', naming)

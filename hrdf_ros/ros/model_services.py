@@ -20,7 +20,8 @@ def diagnostic_msg(diagnostic) -> HrdfDiagnostic:
         else HrdfDiagnostic.ERROR,
         file=diagnostic.path or '', line=max(0, diagnostic.line),
         column=max(0, diagnostic.column), element=diagnostic.element or '',
-        attribute=diagnostic.attribute or '', message=diagnostic.message)
+        attribute=diagnostic.attribute or '', message=diagnostic.message,
+        code=diagnostic.code or '')
 
 
 def model_status(robot: LoadedRobot, response):
@@ -43,17 +44,19 @@ def model_status(robot: LoadedRobot, response):
     return response
 
 
-def validate(request, response):
-    """Fill a ValidateHrdf response for the request's file or text (exactly one)."""
+def validate(request, response, strict: bool = False):
+    """Fill a ValidateHrdf response for the request's file or text (exactly one);
+    strict when the request or ``strict`` (the node's parameter) says so."""
     if bool(request.hrdf_path) == bool(request.hrdf_text):
         response.valid = False
         response.errors = [HrdfDiagnostic(
             severity=HrdfDiagnostic.ERROR,
             message='give exactly one of hrdf_path or hrdf_text')]
         return response
-    report = (validate_file(request.hrdf_path) if request.hrdf_path else
+    strict = strict or request.strict
+    report = (validate_file(request.hrdf_path, strict=strict) if request.hrdf_path else
               validate_text(request.hrdf_text, base_dir=request.base_directory or None,
-                            name='<text>'))
+                            name='<text>', strict=strict))
     response.valid = report.valid
     response.errors = [diagnostic_msg(d) for d in report.errors]
     response.warnings = [diagnostic_msg(d) for d in report.warnings]

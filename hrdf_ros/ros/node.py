@@ -25,6 +25,9 @@ Parameters (all read-only after start except ``hrdf_file``):
         joint absent from a joint_states message.
     ignore_timestamp (bool, default false): accept joint_states whose stamp is older
         than the newest accepted one (by default they are dropped as out of order).
+    strict (bool, default false): spec deviations hebi-py accepts (a negative joint
+        axis, ...; :mod:`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in
+        ~/load_hrdf and ~/validate_hrdf; by default they are logged warnings.
     robot_description (string, generated): the URDF; only the node sets it.
 
 Topics:
@@ -114,8 +117,9 @@ class HrdfStatePublisher(Node):
         self.naming = params.naming
         self.missing_joints = params.missing_joints
         self.ignore_timestamp = params.ignore_timestamp
+        self.strict = params.strict
         try:
-            robot = load_robot(self.naming, path=params.hrdf_file)
+            robot = load_robot(self.naming, path=params.hrdf_file, strict=self.strict)
         except LoadError as exc:
             raise StartupError(str(exc)) from None
         self.declare_parameter('robot_description', robot.urdf,
@@ -194,7 +198,8 @@ class HrdfStatePublisher(Node):
                     return SetParametersResult(successful=False,
                                                reason='hrdf_file must be a non-empty path')
                 try:
-                    self._pending = load_robot(self.naming, path=parameter.value)
+                    self._pending = load_robot(self.naming, path=parameter.value,
+                                               strict=self.strict)
                 except LoadError as exc:
                     self._report_load_failure(exc)
                     self._rejected_load = exc
@@ -220,7 +225,7 @@ class HrdfStatePublisher(Node):
                 robot = self.robot
             else:
                 robot = load_robot(self.naming, text=request.hrdf_text,
-                                   base_directory=request.base_directory)
+                                   base_directory=request.base_directory, strict=self.strict)
                 self._switch_to(robot)
         except LoadError as exc:
             if not request.hrdf_path or request.hrdf_text:
@@ -240,6 +245,8 @@ class HrdfStatePublisher(Node):
     # -- joint_states and TF -----------------------------------------------------------
 
     def _on_joint_states(self, msg: JointState):
+        if not self.robot.joint_names:
+            return  # no degree of freedom: nothing moves, every message is for others
         stamp = msg.header.stamp
         stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
         unknown = self.input.new_unknown_names(msg.name)
@@ -297,14 +304,16 @@ class HrdfStatePublisher(Node):
         return self.input.positions * self.robot.gear_ratios
 
     def _latest(self) -> Optional[np.ndarray]:
-        return self._hebi_positions() if self.input.received else None
+        # Without degrees of freedom, the (empty) configuration is always known.
+        known = self.input.received or not self.robot.joint_names
+        return self._hebi_positions() if known else None
 
     def _on_model_status(self, request, response):
         return model_status(self.robot, response)
 
     def _on_validate_hrdf(self, request, response):
         """Validate an HRDF file or text without touching the running model."""
-        return validate(request, response)
+        return validate(request, response, self.strict)
 
     def _on_forward_kinematics(self, request, response):
         stamp = self._stamp if request.use_latest_joint_states and self._stamp is not None \

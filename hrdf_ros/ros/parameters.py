@@ -33,6 +33,7 @@ class NodeParameters:
         naming: what shapes the description (robot name, prefixes, limits, meshes).
         missing_joints: ``last`` or ``zero``.
         ignore_timestamp: accept out-of-order joint_states.
+        strict: spec deviations hebi-py accepts are errors in every load and validation.
     """
 
     hrdf_file: str
@@ -40,6 +41,7 @@ class NodeParameters:
     naming: RobotOptions
     missing_joints: str
     ignore_timestamp: bool
+    strict: bool = False
 
 
 def declare_parameters(node: Node) -> NodeParameters:
@@ -70,6 +72,7 @@ def declare_parameters(node: Node) -> NodeParameters:
         hebi_meshes=bool(node.declare_parameter('hebi_meshes', False, READ_ONLY).value))
     missing_joints = node.declare_parameter('missing_joints', 'last', READ_ONLY).value
     ignore_timestamp = bool(node.declare_parameter('ignore_timestamp', False, READ_ONLY).value)
+    strict = bool(node.declare_parameter('strict', False, READ_ONLY).value)
     if not path:
         raise StartupError('parameter "hrdf_file" is required '
                            '(--ros-args -p hrdf_file:=/path/to/robot.hrdf)')
@@ -78,4 +81,5 @@ def declare_parameters(node: Node) -> NodeParameters:
     if missing_joints not in MISSING_JOINT_POLICIES:
         raise StartupError(f'missing_joints must be one of '
                            f'{", ".join(MISSING_JOINT_POLICIES)}, got "{missing_joints}"')
-    return NodeParameters(path, frequency, naming, missing_joints, ignore_timestamp)
+    return NodeParameters(path, frequency, naming, missing_joints, ignore_timestamp,
+                          strict=strict)
