@@ -313,6 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return f'{exc.filename}: {exc.strerror}'
     return ' '.join(str(exc).split()) or type(exc).__name__
 
 
