@@ -48,7 +48,8 @@ def urdf_configuration(model, tree, q):
 
 
 def link_poses(robot, links):
-    return np.stack([robot.get_transform(link, 'base_link') for link in links])
+    return np.array([robot.get_transform(link, 'base_link') for link in links]).reshape(
+        -1, 4, 4)
 
 
 def com_frames_from_inertials(robot, links):
@@ -106,6 +107,26 @@ def check_robot(model, hebi, seed):
 def test_urdf_frames_and_mass_match_hebi(path, hebi_import):
     import_from_hrdf, _ = hebi_import
     check_robot(load(path), import_from_hrdf(path), seed=len(path))
+
+
+REAL = os.path.join(REPO, '..', 'shared', 'hrdf', 'real')
+#: HEBI's real files with what the kits lack: negative joint axes (mapsArm, Tready),
+#: no degree of freedom (tgorChassis), included files of other versions (igor, tgor).
+REAL_SAMPLES = [
+    'flat/HebiRobotics_hebi-python-examples__kits_maps_config_hrdf_mapsArm_7DoF.hrdf',
+    'flat/HebiRobotics_hebi-python-examples__kits_igor2_hrdf_tgorChassis.hrdf',
+    'trees/HebiRobotics_robot-config@a1aabca99a/tready/config/hrdf/Tready.hrdf',
+    'trees/HebiRobotics_hebi-python-examples@27449543f3/kits/igor2/hrdf/tgor.hrdf',
+    'trees/HebiRobotics_robot-config@a1aabca99a/daisy/config/hrdf/Daisy.hrdf',
+]
+
+
+@pytest.mark.parametrize('relative', REAL_SAMPLES, ids=kit_id)
+def test_real_hebi_files_urdf_matches_hebi(relative, hebi_import):
+    path = os.path.join(REAL, relative)
+    if not os.path.isfile(path):
+        pytest.skip(f'no {path}')
+    check_robot(load(path), hebi_import[0](path), seed=len(relative))
 
 
 def test_geared_tree_with_hrdf_joints_matches_hebi(hebi_import):

@@ -174,7 +174,8 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
 def joint_origin(model: RobotModel, joint: TreeJoint) -> np.ndarray:
     """(4, 4) fixed part of a tree joint's transform, parent link -> child link.
 
-    For a moving joint the full transform is ``origin @ motion(q / gear_ratio)``.
+    For a moving joint the full transform is ``origin @ motion(q / gear_ratio)``, the
+    motion being about/along the URDF axis (the negative axis for an HRDF ``-rz``).
     """
     if joint.element < 0:
         return np.array(model.base_frame, dtype=float)
