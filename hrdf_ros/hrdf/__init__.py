@@ -17,7 +17,9 @@ Modules, in the order data passes through them:
   :mod:`.elements` (one builder per element kind), :mod:`.includes` (``<include>``),
   :mod:`.checks` (tags and interfaces) and :mod:`.reader` (documents, chains, trees of
   ``<output>``; ``load``/``loads``);
-* :mod:`.validation` reports for tools and services.
+* :mod:`.validation` reports for tools and services;
+* :mod:`.leniency` the leniency policy: every warning code, and the spec deviations
+  hebi-py accepts (warnings, or errors in strict mode).
 
 This package imports :mod:`hrdf_ros.model` and nothing else of hrdf_ros; never rclpy.
 """
