@@ -15,6 +15,12 @@ HEBI_FRAME_TYPES = {'input': 'input', 'output': 'output', 'com': 'com',
                     'end_effector': 'EndEffector'}
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        'markers', 'consumers: the exported URDF/SDF in Drake, MuJoCo, PyBullet, Pinocchio, '
+        'KDL, urdfdom and SDFormat (installed by make test-consumers)')
+
+
 def kit_id(path):
     return os.path.splitext(os.path.basename(path))[0]
 
