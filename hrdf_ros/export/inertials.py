@@ -148,11 +148,9 @@ def fill_notes(inertials: Dict[str, LinkInertial], total_mass: float) -> List[st
         notes.append(f'{name}: {", ".join(parts)}')
     added = sum(i.added_mass for i in inertials.values())
     if notes:
-        share = f' ({100 * added / total_mass:.2g} % of {total_mass:.6g} kg)' \
+        share = f' = {100 * added / total_mass:.2g} % of HEBI\'s {total_mass:.6g} kg' \
             if total_mass > 0 else ''
-        notes.append(f'physical fill on {len(notes)} link(s): +{added:.3g} kg in total{share} '
-                     '(HEBI\'s exact masses: hrdf urdf option exact-masses, '
-                     'to_urdf(exact_masses=True))')
+        notes.append(f'physical fill on {len(notes)} link(s): +{added:.3g} kg{share}')
     return notes
 
 

@@ -75,6 +75,9 @@ def download(url: str, path: str, timeout: float = DOWNLOAD_TIMEOUT,
             data = response.read(max_bytes + 1)
     except MeshDownloadError:
         raise
+    except urllib.error.HTTPError as exc:
+        raise MeshDownloadError(f'{url}: download failed (HTTP {exc.code} {exc.reason})') \
+            from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, 'reason', None) or exc
         raise MeshDownloadError(f'{url}: download failed ({reason})') from None

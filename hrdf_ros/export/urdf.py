@@ -137,9 +137,9 @@ def to_urdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
     fill = fill_notes(inertials, model.total_mass)
     if fill:
         robot.append(comment(
-            f'{fill[-1]}. Each filled link gets at least {FILL_MASS:g} kg and principal '
+            f'{fill[-1]}: each filled link gets at least {FILL_MASS:g} kg and principal '
             f'moments of at least {FILL_MOMENT:g} kg m^2, so simulators keep and can move '
-            'it (see hrdf_ros.export.inertials).'))
+            'it (hrdf_ros.export.inertials); HEBI\'s exact values: exact_masses option.'))
     if notes is not None:
         notes.extend(fill)
     element_of_link = {name: i for i, name in enumerate(tree.element_links)}
