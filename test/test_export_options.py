@@ -221,3 +221,14 @@ def test_every_kit_fill_keeps_total_mass_within_0_1_percent():
         added = added_mass(link_inertials(model, build_frame_tree(model)))
         assert 0 < added <= 1e-3 * model.total_mass
         assert np.isclose(added / FILL_MASS, round(added / FILL_MASS))
+
+
+def test_hrdf_inertias_breaking_the_triangle_inequality_are_made_physical():
+    model = loads('<robot version="1.2.0"><actuator type="X5-1"/>'
+                  '<rigid-body mass="0.5" ixx="1e-3" iyy="1e-3" izz="3e-3"/></robot>')
+    assert [w.code for w in model.warnings] == ['nonphysical-inertia']
+    i = URDF.from_xml_string(to_urdf(model)).link_map['rigid_body1'].inertial.inertia
+    assert (i.ixx, i.iyy, i.izz) == pytest.approx((2e-3, 2e-3, 4e-3), rel=1e-12)
+    assert tensor_problem((i.ixx, i.iyy, i.izz, i.ixy, i.ixz, i.iyz)) is None
+    exact = URDF.from_xml_string(to_urdf(model, exact_masses=True))
+    assert exact.link_map['rigid_body1'].inertial.inertia.izz == 3e-3

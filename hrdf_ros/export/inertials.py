@@ -30,7 +30,11 @@ requires to have no inertia) gets an ``<inertial>``;
 * a link whose smallest principal moment is below :data:`FILL_MOMENT` (zero for those
   bodies and for point masses) gets an isotropic moment added so that it is
   :data:`FILL_MOMENT`. An isotropic addition keeps the principal axes and, if it held,
-  the triangle inequality.
+  the triangle inequality;
+* a tensor written in the HRDF whose principal moments break the triangle inequality
+  (the reader warns about it, code ``nonphysical-inertia``) gets the isotropic moment
+  that makes the largest equal to the sum of the other two (Drake warns about such a
+  body and MuJoCo rejects it).
 
 :data:`FILL_MASS` is ten times SDFormat's 1e-6 kg threshold, the strictest of the
 consumers; :data:`FILL_MOMENT` is the moment of inertia of a solid sphere of that mass
@@ -90,8 +94,10 @@ def tensor_matrix(inertia) -> np.ndarray:
 
 def _filled(mass: float, com: np.ndarray, inertia) -> LinkInertial:
     added_mass = FILL_MASS - mass if mass < FILL_MASS else 0.0
-    smallest = float(np.linalg.eigvalsh(tensor_matrix(inertia)).min())
-    added_moment = FILL_MOMENT - smallest if smallest < FILL_MOMENT else 0.0
+    low, mid, high = (float(v) for v in np.linalg.eigvalsh(tensor_matrix(inertia)))
+    added_moment = max(FILL_MOMENT - low, 0.0)
+    if high - mid - low > 1e-12 * high:   # an HRDF tensor breaking the triangle inequality
+        added_moment = max(added_moment, high - mid - low)
     values = np.array(inertia, dtype=float)
     values[:3] += added_moment
     return LinkInertial(mass + added_mass, np.array(com, dtype=float),
