@@ -140,8 +140,15 @@ def reference(case: Case, seed: int = 7) -> Reference:
     return Reference(model, tree, q, q / ratios, poses, np.asarray(hebi.masses, float), hebi)
 
 
-def assert_pose(actual, expected, tol=TOL, what=''):
-    """Translation (m) and rotation entries within ``tol``."""
+#: Largest pose error per consumer seen in this session (printed at the end of the run).
+WORST = {}
+
+
+def assert_pose(actual, expected, tol=TOL, what='', who=None):
+    """Translation (m) and rotation entries within ``tol``; the error is recorded under
+    ``who`` for the session summary."""
+    if who is not None:
+        WORST[who] = max(WORST.get(who, 0.0), pose_error(actual, expected))
     np.testing.assert_allclose(np.asarray(actual)[:3, :4], np.asarray(expected)[:3, :4],
                                atol=tol, rtol=0, err_msg=what)
 

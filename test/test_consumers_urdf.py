@@ -115,7 +115,7 @@ def test_drake(case, tmp_path, caplog):
         plant.SetPositions(context, q)
         for link, frame in frames.items():
             assert_pose(plant.CalcRelativeTransform(context, base, frame).GetAsMatrix4(),
-                        ref.poses[link][k], what=link)
+                        ref.poses[link][k], what=link, who='Drake (URDF)')
         if dof == 0:
             continue
         plant.SetVelocities(context, rng.normal(size=dof))
@@ -157,7 +157,7 @@ def test_mujoco(case, tmp_path):
         for link in ref.poses:
             i = body[link]
             pose = np.linalg.inv(base) @ transform(data.xmat[i].reshape(3, 3), data.xpos[i])
-            assert_pose(pose, ref.poses[link][k], what=link)
+            assert_pose(pose, ref.poses[link][k], what=link, who='MuJoCo')
     mujoco.mj_resetData(model, data)
     for _ in range(20):
         mujoco.mj_step(model, data)
@@ -227,11 +227,13 @@ def test_pybullet(case, tmp_path, capfd):
                 p.resetJointState(body, joints[name], float(value), physicsClientId=client)
             frames, _ = _pybullet_frames(p, body, client, values)
             for link in ref.poses:
-                assert_pose(frames[link], ref.poses[link][k], what=link)
+                assert_pose(frames[link], ref.poses[link][k], what=link,
+                            who='PyBullet (parsed tree, double)')
                 state = p.getLinkState(body, index[link], computeForwardKinematics=1,
                                        physicsClientId=client)
                 own = transform(quaternion_xyzw_matrix(state[5]), state[4])
-                assert_pose(own, ref.poses[link][k], tol=1e-6, what=link)  # float32
+                assert_pose(own, ref.poses[link][k], tol=1e-6, what=link,  # float32
+                            who='PyBullet (getLinkState, float32)')
         for j in joints.values():
             p.setJointMotorControl2(body, j, p.VELOCITY_CONTROL, force=0,
                                     physicsClientId=client)
@@ -280,7 +282,8 @@ def test_pinocchio(case, tmp_path, capfd):
         q = _pinocchio_q(pin, model, ref.values_by_joint(k))
         pin.framesForwardKinematics(model, data, q)
         for link, fid in frames.items():
-            assert_pose(data.oMf[fid].homogeneous, ref.poses[link][k], what=link)
+            assert_pose(data.oMf[fid].homogeneous, ref.poses[link][k], what=link,
+                        who='Pinocchio')
         if ref.model.dof_count == 0:
             continue
         mass_matrix = pin.crba(model, data, q)
@@ -410,7 +413,7 @@ def test_kdl(case, tmp_path):
             q, _ = _kdl_chain_values(kdl, chain, values)
             frame = kdl.Frame()
             assert kdl.ChainFkSolverPos_recursive(chain).JntToCart(q, frame) >= 0
-            assert_pose(_kdl_matrix(frame), ref.poses[link][k], what=link)
+            assert_pose(_kdl_matrix(frame), ref.poses[link][k], what=link, who='KDL')
         if not serial or ref.model.dof_count == 0:
             continue
         chain = tree.getChain('base_link', leaves[0])

@@ -170,8 +170,8 @@ def test_mesh_dir_downloads_once_and_references_local_copies(capsys, server, tmp
     copy = mesh_dir / local_name(url)
     assert copy.read_text() == MESH and server.requests == ['/meshes/shell.stl']
     link = URDF.from_xml_string(urdf).link_map['rigid_body1']
-    assert link.visuals[0].geometry.filename == copy.as_uri()
-    assert link.collisions[0].geometry.filename == copy.as_uri()    # local: collides
+    assert link.visuals[0].geometry.filename == 'file://' + str(copy)
+    assert link.collisions[0].geometry.filename == 'file://' + str(copy)    # local: collides
     assert to_urdf(model, mesh_dir=str(mesh_dir)) == urdf
     assert server.requests == ['/meshes/shell.stl']                   # not again
     with pytest.raises(MeshDownloadError, match='404'):
@@ -199,7 +199,7 @@ def test_local_meshes_are_file_uris_and_missing_ones_become_primitives(capsys, t
     assert code == 0
     links = URDF.from_xml_string(out).link_map
     assert links['rigid_body1'].visuals[0].geometry.filename == \
-        (tmp_path / 'shell.stl').as_uri()
+        'file://' + str(tmp_path / 'shell.stl')
     assert links['rigid_body2'].visuals and not any(
         hasattr(v.geometry, 'filename') for v in links['rigid_body2'].visuals)
     assert 'missing-mesh-file' in err                                # located, at load

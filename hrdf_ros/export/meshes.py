@@ -3,9 +3,11 @@
 In: a :class:`~hrdf_ros.model.RobotModel` (its elements' ``mesh_file``) and, optionally,
 a folder for web meshes. Out: ``{mesh_file: reference to write}``:
 
-* a local mesh file: its absolute ``file://`` URI (RViz, Gazebo, Drake, Pinocchio and
-  PyBullet resolve it wherever the URDF is; a relative path would depend on the current
-  directory of the program reading the URDF);
+* a local mesh file: ``file://`` + its absolute path, not percent-encoded, as ROS's
+  resource_retriever reads it (it strips ``file://`` and opens the rest; RViz, Gazebo,
+  Drake, Pinocchio and PyBullet resolve it wherever the URDF is; a relative path would
+  depend on the current directory of the program reading the URDF, and RViz opens only
+  ``file://`` and ``package://``);
 * a web mesh (``http(s)://``): the URL as written (RViz fetches it), or, with a mesh
   folder, the ``file://`` URI of a local copy ``<folder>/<host>/<path>``. A copy already
   there is used as it is (downloaded once). Downloads use :mod:`urllib` with a timeout
@@ -14,7 +16,6 @@ a folder for web meshes. Out: ``{mesh_file: reference to write}``:
 from __future__ import annotations
 
 import os
-import pathlib
 import re
 import tempfile
 import urllib.error
@@ -94,6 +95,12 @@ def download(url: str, path: str, timeout: float = DOWNLOAD_TIMEOUT,
         raise
 
 
+def file_uri(path: str) -> str:
+    """``file://`` + the absolute path (not percent-encoded: resource_retriever reads it
+    verbatim)."""
+    return 'file://' + os.path.abspath(path)
+
+
 def mesh_references(model: RobotModel, mesh_dir: Optional[str] = None,
                     timeout: float = DOWNLOAD_TIMEOUT,
                     max_bytes: int = MAX_MESH_BYTES) -> Dict[str, str]:
@@ -118,12 +125,12 @@ def mesh_references(model: RobotModel, mesh_dir: Optional[str] = None,
         if not mesh or mesh in references:
             continue
         if not is_web_url(mesh):
-            references[mesh] = pathlib.Path(os.path.abspath(mesh)).as_uri()
+            references[mesh] = file_uri(mesh)
         elif mesh_dir is None:
             references[mesh] = mesh
         else:
             path = os.path.abspath(os.path.join(mesh_dir, local_name(mesh)))
             if not os.path.isfile(path):
                 download(mesh, path, timeout, max_bytes)
-            references[mesh] = pathlib.Path(path).as_uri()
+            references[mesh] = file_uri(path)
     return references
