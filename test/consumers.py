@@ -187,12 +187,6 @@ def transform(rotation, translation):
     return out
 
 
-def axis_angle(axis, angle):
-    a = np.asarray(axis, dtype=float)
-    a = a / np.linalg.norm(a)
-    k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
-    return np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * k @ k
-
 
 #: A valid mesh (a tetrahedron, 0.1 m) standing in for downloaded web meshes.
 TETRAHEDRON_OBJ = ('v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\n'
