@@ -25,7 +25,7 @@ endif
 export ROS_DOMAIN_ID
 export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
-.PHONY: env test demo bench bench-node soak clean
+.PHONY: env test consumers-env test-consumers demo bench bench-node soak clean
 
 env: $(ENV_STAMP)
 
@@ -36,6 +36,21 @@ $(ENV_STAMP): $(ENV_INPUTS)
 test: env
 	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
 	$(PY) -m pytest -q test
+
+# The programs the exported URDF/SDF is tested in (Drake, MuJoCo, PyBullet, Pinocchio
+# from PyPI; check_urdf, PyKDL, `ign sdf` from Debian, needs root): test-only, ~45 s the
+# first time. `make test` runs the consumer tests when they are installed (else skips
+# them); .ci/run installs them and fails if any is skipped.
+CONSUMERS_STAMP := $(VENV)/.hrdf-stamps/consumers.stamp
+$(CONSUMERS_STAMP): $(ENV_STAMP) scripts/setup_consumers.sh scripts/requirements-consumers.txt \
+                    scripts/constraints-consumers.txt
+	bash scripts/setup_consumers.sh
+	@touch $@
+
+consumers-env: $(CONSUMERS_STAMP)
+
+test-consumers: consumers-env
+	$(PY) -m pytest -q -m consumers test
 
 demo: env
 	$(PY) -m hrdf_ros.demo

@@ -6,11 +6,16 @@ negative joint axis, are errors instead of warnings; :mod:`hrdf_ros.hrdf.lenienc
                                      --json: one {"file", "valid", "errors", "warnings"}
                                      object per line (each diagnostic with its "code")
     hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P] [--xacro] [--limits YAML]
-              [--hebi-meshes]
+              [--hebi-meshes] [--exact-masses] [--mesh-dir DIR]
+                                     the physical fill and replaced meshes are reported
+                                     on stderr as warnings
+    hrdf sdf FILE [-o OUT] [--name N] [--joint-prefix P] [--limits YAML] [--hebi-meshes]
+             [--mesh-dir DIR]        SDFormat 1.9 (hrdf_ros.export.sdf)
     hrdf fk FILE [--positions "q1 q2 ..."] [--frame-type T] [--json]
     hrdf jacobian FILE [--positions "q1 q2 ..."] [--frame-type T] [--json]
-    hrdf info FILE [--json]          dof, joint names, frame counts, total mass (kg) and the
-                                     element tree (a chain per output of branching elements)
+    hrdf info FILE [--json]          dof, joint names, frame counts, total mass (kg), the
+                                     URDF's physical fill and the element tree (a chain
+                                     per output of branching elements)
     hrdf moveit FILE -o DIR [--name N] [--joint-prefix P]
                                      MoveIt 2 config (URDF, SRDF, kinematics, joint limits,
                                      controllers; hrdf_ros.export.moveit) in DIR; prints the paths
@@ -36,7 +41,10 @@ import numpy as np
 
 from .export.frame_tree import build_frame_tree
 from .export.limits import read_limits
-from .export.urdf import to_urdf, to_xacro
+from .export.inertials import fill_summary, link_inertials
+from .export.meshes import MeshDownloadError
+from .export.sdf import to_sdf
+from .export.urdf import to_urdf, to_xacro, urdf_notes
 from .hrdf.diagnostics import HrdfError
 from .hrdf.leniency import DEVIATIONS
 from .hrdf.reader import load
@@ -102,23 +110,38 @@ def _robot_name(args) -> str:
     return args.name or os.path.splitext(os.path.basename(args.file))[0]
 
 
-def _cmd_urdf(args) -> int:
+def _cmd_export(args) -> int:
+    """``hrdf urdf`` and ``hrdf sdf``: the document on stdout or in ``-o``; what the
+    export added or replaced (physical fill, missing meshes) as warnings on stderr."""
     model, code = _load_or_report(args)
     if model is None:
         return code
     name = _robot_name(args)
+    options = dict(joint_prefix=args.joint_prefix, hebi_meshes=args.hebi_meshes,
+                   mesh_dir=args.mesh_dir)
+    exact = getattr(args, 'exact_masses', False)
     try:
-        limits = read_limits(args.limits) if args.limits else None
-        write = to_xacro if args.xacro else to_urdf
-        text = write(model, name, joint_prefix=args.joint_prefix, position_limits=limits,
-                     hebi_meshes=args.hebi_meshes)
+        options['position_limits'] = read_limits(args.limits) if args.limits else None
+        if args.command == 'sdf':
+            text = to_sdf(model, name, **options)
+        else:
+            write = to_xacro if args.xacro else to_urdf
+            text = write(model, name, exact_masses=exact, **options)
+        notes = urdf_notes(model, build_frame_tree(model, joint_prefix=args.joint_prefix),
+                           exact_masses=exact)
     except ValueError as exc:
         raise _UsageError(str(exc)) from None
+    except MeshDownloadError as exc:
+        raise _UsageError(f'--mesh-dir: {exc}') from None
     if args.output and args.output != '-':
         with open(args.output, 'w', encoding='utf-8') as handle:
             handle.write(text)
     else:
         sys.stdout.write(text)
+    for note in notes:  # after the document: a write that fails reports only that
+        hint = ' (HEBI\'s masses: --exact-masses)' if note.startswith('physical fill') \
+            and args.command == 'urdf' else ''
+        print(f'hrdf: warning: {note}{hint}', file=sys.stderr)
     return EXIT_OK
 
 
@@ -220,6 +243,7 @@ def _cmd_info(args) -> int:
     if model is None:
         return code
     tree = build_frame_tree(model)
+    fill = fill_summary(link_inertials(model, tree))
     info = {
         'file': args.file,
         'version': '.'.join(map(str, model.version)),
@@ -228,6 +252,7 @@ def _cmd_info(args) -> int:
         'joint_names': tree.dof_names,
         'frame_counts': {t: model.frame_count(t) for t in FRAME_TYPES},
         'total_mass': model.total_mass,
+        'urdf_fill': fill,
         'elements': [{'index': i, 'kind': e.kind, 'type': e.type, 'tag': e.tag,
                       'parent': e.parent, 'parent_output': e.parent_output,
                       'mass': e.mass, 'link': tree.element_links[i],
@@ -242,6 +267,10 @@ def _cmd_info(args) -> int:
         print(f'{args.file}: HRDF {info["version"]}, {model.dof_count} DoF{joints}, '
               f'total mass {model.total_mass:.6g} kg')
         print('frames: ' + ', '.join(f'{k} {v}' for k, v in info['frame_counts'].items()))
+        added = sum(f['added_mass'] for f in fill)
+        print(f'URDF physical fill: {len(fill)} link(s)' + (
+            f' ({", ".join(f["link"] for f in fill)}), +{added:.3g} kg' if fill else '')
+            + ' (hrdf_ros.export.inertials; hrdf urdf --exact-masses writes HEBI\'s masses)')
         _print_tree(info['tree'])
     return EXIT_OK
 
@@ -275,18 +304,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('files', nargs='+', metavar='FILE')
     p.add_argument('--json', action='store_true', help='one JSON report per file')
     p.set_defaults(run=_cmd_validate)
-    p = sub.add_parser('urdf', help='write the URDF of an HRDF file')
-    p.add_argument('file', metavar='FILE')
-    p.add_argument('-o', '--output', help='output file (default: stdout)')
-    p.add_argument('--name', help='URDF robot name (default: file name)')
-    p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
-    p.add_argument('--xacro', action='store_true',
-                   help='write a xacro macro (prefix, parent, xyz, rpy) instead')
-    p.add_argument('--limits', metavar='YAML',
-                   help='joint position limits, a YAML mapping joint: [lower, upper]')
-    p.add_argument('--hebi-meshes', action='store_true',
-                   help='actuator meshes from package://hebi_description')
-    p.set_defaults(run=_cmd_urdf)
+    for command, help_text in (('urdf', 'write the URDF of an HRDF file'),
+                               ('sdf', 'write an SDFormat 1.9 model of an HRDF file')):
+        p = sub.add_parser(command, help=help_text)
+        p.add_argument('file', metavar='FILE')
+        p.add_argument('-o', '--output', help='output file (default: stdout)')
+        p.add_argument('--name', help='robot/model name (default: file name)')
+        p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+        if command == 'urdf':
+            p.add_argument('--xacro', action='store_true',
+                           help='write a xacro macro (prefix, parent, xyz, rpy) instead')
+            p.add_argument('--exact-masses', action='store_true',
+                           help="HEBI's masses only, without the physical fill that "
+                                'simulators need on massless moving bodies')
+        p.add_argument('--limits', metavar='YAML',
+                       help='joint limits, a YAML mapping joint: [lower, upper] or '
+                            '{lower, upper, velocity, effort}')
+        p.add_argument('--hebi-meshes', action='store_true',
+                       help='actuator meshes from package://hebi_description')
+        p.add_argument('--mesh-dir', metavar='DIR',
+                       help='download web meshes once into DIR and reference the copies')
+        p.set_defaults(run=_cmd_export)
     for name, run, help_text in (
             ('fk', _cmd_fk, 'forward kinematics'),
             ('jacobian', _cmd_jacobian, 'geometric Jacobians (rows vx vy vz wx wy wz)')):

@@ -15,6 +15,22 @@ HEBI_FRAME_TYPES = {'input': 'input', 'output': 'output', 'com': 'com',
                     'end_effector': 'EndEffector'}
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        'markers', 'consumers: the exported URDF/SDF in Drake, MuJoCo, PyBullet, Pinocchio, '
+        'KDL, urdfdom and SDFormat (installed by make test-consumers)')
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The largest pose error against hebi-py per consumer (consumer tests only)."""
+    import sys
+    worst = getattr(sys.modules.get('consumers'), 'WORST', None)
+    if worst:
+        terminalreporter.write_sep('-', 'largest pose error vs hebi-py, per consumer')
+        for who, error in sorted(worst.items()):
+            terminalreporter.write_line(f'{who}: {error:.2g}')
+
+
 def kit_id(path):
     return os.path.splitext(os.path.basename(path))[0]
 

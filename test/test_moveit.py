@@ -10,6 +10,7 @@ from urdf_parser_py.urdf import URDF
 from hrdf_ros import load, loads, to_urdf
 from hrdf_ros.cli import main
 from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.export.limits import DEFAULT_JOINT_VELOCITY
 from hrdf_ros.export.moveit import moveit_config, write_moveit_config
 from hrdf_ros.export.srdf import disabled_collision_pairs, planning_groups
 from hrdf_ros.export.urdf_structure import parse_urdf
@@ -187,7 +188,8 @@ def test_tree_with_prismatic_and_revolute_limits_from_the_urdf():
                               'has_position_limits': True, 'min_position': -0.5,
                               'max_position': 1.25}
     assert limits['slide']['has_position_limits'] and limits['slide']['min_position'] == -1
-    assert limits['slide']['has_velocity_limits'] is False     # URDF velocity 0
+    # HRDF joints have no rated speed: the documented default, never 0
+    assert limits['slide']['max_velocity'] == DEFAULT_JOINT_VELOCITY > 0
     assert limits['a']['has_position_limits'] is False          # continuous
 
 

@@ -47,7 +47,12 @@ def test_kit_urdf_parses_and_matches_hebi(path, hebi_import):
     assert robot.name == 'kit'
     assert robot.get_root() == 'base_link'
     assert [j.name for j in robot.joints if j.type != 'fixed'] == tree.dof_names
-    assert sum(l.inertial.mass for l in robot.links if l.inertial) == pytest.approx(
+    # the physical fill (hrdf_ros.export.inertials) adds at most 0.1 % of the mass ...
+    filled = sum(l.inertial.mass for l in robot.links if l.inertial)
+    assert model.total_mass <= filled <= model.total_mass * 1.001
+    # ... and exact_masses writes HEBI's masses only
+    exact = URDF.from_xml_string(to_urdf(model, 'kit', exact_masses=True))
+    assert sum(l.inertial.mass for l in exact.links if l.inertial) == pytest.approx(
         model.total_mass, abs=1e-12)
     hebi = import_from_hrdf(path)
     assert model.total_mass == pytest.approx(hebi.masses.sum(), abs=1e-12)
@@ -72,7 +77,9 @@ def test_inertials_follow_com_frames():
     model = loads('<robot version="1.2.0"><rigid-body mass="2" com_trans="0.1 0.2 0.3" '
                   'com_rot="Rz(0.4)*Rx(0.3)" ixx="1" iyy="2" izz="3" ixy="0.1" ixz="0.2" '
                   'iyz="0.3"/></robot>')
-    robot = URDF.from_xml_string(to_urdf(model))
+    # (this tensor breaks the triangle inequality: the default export makes it physical)
+    assert [w.code for w in model.warnings] == ['nonphysical-inertia']
+    robot = URDF.from_xml_string(to_urdf(model, exact_masses=True))
     inertial = robot.link_map['rigid_body1'].inertial
     assert inertial.mass == 2
     np.testing.assert_allclose(rpy_to_rotation(*inertial.origin.rpy),
@@ -104,3 +111,34 @@ def test_leaf_outputs_become_links_and_names_are_unique():
         build_frame_tree(model, ['a', 'b'])
     with pytest.raises(ValueError, match='not a valid'):
         build_frame_tree(model, ['1bad'])
+
+
+def test_tagged_degrees_of_freedom_name_the_joint_and_link_tag_link():
+    """A tagged actuator or HRDF joint names its joint after the tag and its link
+    <tag>_link; other tagged elements name their link after the tag. No link and joint
+    share a name (SDFormat, Drake's SDFormat parser and Pinocchio need that)."""
+    model = loads('<robot version="1.4.0"><actuator type="X8-9" tag="shoulder"/>'
+                  '<joint axis="ry" tag="tilt"/><bracket type="X5LightLeft" tag="br"/>'
+                  '<actuator type="X5-1"/><end-effector tag="tool"/></robot>')
+    tree = build_frame_tree(model)
+    assert tree.dof_names == ['shoulder', 'tilt', 'J3']
+    assert tree.element_links == ['shoulder_link', 'tilt_link', 'br', 'actuator1', 'tool']
+    names = tree.links + [j.name for j in tree.joints]
+    assert len(names) == len(set(names))
+    # explicit joint names do not change link names
+    assert build_frame_tree(model, ['a', 'b', 'c']).element_links == tree.element_links
+    with pytest.raises(ValueError, match='"br" is used twice .a link and a joint'):
+        build_frame_tree(model, ['a', 'br', 'c'])
+    robot = URDF.from_xml_string(to_urdf(model))
+    assert robot.joint_map['shoulder'].parent == 'shoulder_link'
+
+
+def test_negative_axis_sign_is_written_as_a_negative_axis():
+    model = loads('<robot version="1.2.0"><actuator type="X5-1"/><joint axis="ty"/>'
+                  '<end-effector/></robot>')
+    model.elements[1].axis_sign = -1.0      # what HRDF axis="-ty" gives (hebi-py accepts)
+    robot = URDF.from_xml_string(to_urdf(model))
+    assert list(robot.joint_map['J2'].axis) == [0, -1, 0]
+    q = np.array([0.3, 0.2])
+    pose = urdf_pose(robot, dict(zip(['J1', 'J2'], q)), 'end_effector')
+    np.testing.assert_allclose(pose, Kinematics(model).end_effector(q), atol=1e-12)

@@ -72,7 +72,9 @@ def test_gear_ratios_urdf_joint_values_are_motions(hebi_import):
         np.testing.assert_allclose(pose, hebi.get_end_effector(q), atol=1e-9, rtol=0)
     reductions = {t.joints[0].name: t.actuators[0].mechanicalReduction
                   for t in robot.transmissions}
-    assert reductions == {'tilt': -2.0, 'J4': 4.0}
+    # one SimpleTransmission per degree of freedom, reduction = HRDF gear ratio
+    assert reductions == {'base_yaw': 1.0, 'tilt': -2.0, 'J3': 1.0, 'J4': 4.0}
+    assert [t.joints[0].name for t in robot.transmissions] == names
 
 
 def test_position_limits_make_revolute_joints(tmp_path):

@@ -1,6 +1,7 @@
 """The URDF, read by an independent URDF library (yourdfpy), puts every frame where
 hrdf_ros's Kinematics and HEBI's own library (hebi-py) do, and its inertials give HEBI's
-masses, COM frames and whole-robot centre of mass.
+masses (``exact_masses``; by default plus the documented physical fill, within 0.1 %),
+COM frames and whole-robot centre of mass.
 
 Mapping: an element's input frame is its link (FrameTree.element_links), end-effector
 frames are the end_effector links; a URDF joint value is the joint motion, i.e. the HEBI
@@ -14,6 +15,7 @@ import pytest
 
 from hrdf_ros import Kinematics, load, loads, to_urdf
 from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.export.inertials import FILL_MASS
 
 from conftest import BUNDLED_ARM, KITS, REPO, hebi_frames, kit_id
 
@@ -69,7 +71,7 @@ def com_frames_from_inertials(robot, links):
 
 def check_robot(model, hebi, seed):
     tree = build_frame_tree(model)
-    robot = load_urdf(to_urdf(model, 'independent', tree=tree))
+    robot = load_urdf(to_urdf(model, 'independent', tree=tree, exact_masses=True))
     assert sorted(robot.actuated_joint_names) == sorted(tree.dof_names)
     kinematics = Kinematics(model)
     com_elements = [i for i, e in enumerate(model.elements) if e.has_com_frame]
@@ -77,6 +79,15 @@ def check_robot(model, hebi, seed):
     urdf_masses, _ = com_frames_from_inertials(robot, com_links)
     np.testing.assert_allclose(urdf_masses, hebi.masses, atol=1e-12, rtol=0)
     np.testing.assert_allclose(urdf_masses.sum(), hebi.masses.sum(), atol=1e-12, rtol=0)
+    # the default URDF: every element keeps its mass, massless ones get FILL_MASS, every
+    # other link but the root gets FILL_MASS too; in all within 0.1 % of HEBI's mass
+    filled = load_urdf(to_urdf(model, 'independent', tree=tree))
+    filled_masses, _ = com_frames_from_inertials(filled, com_links)
+    np.testing.assert_allclose(filled_masses, np.maximum(hebi.masses, FILL_MASS), atol=1e-15,
+                               rtol=0)
+    total = sum(link.inertial.mass for link in filled.link_map.values() if link.inertial)
+    assert hebi.masses.sum() < total <= hebi.masses.sum() * 1.001
+    assert filled.link_map['base_link'].inertial is None      # KDL: no root inertia
 
     rng = np.random.default_rng(seed)
     for q in rng.uniform(-np.pi, np.pi, (CONFIGURATIONS, model.dof_count)):

@@ -114,3 +114,27 @@ def test_package_exports_the_validation_api():
     assert hrdf_ros.validate_file is validate_file
     assert hrdf_ros.validate_text is validate_text
     assert hrdf_ros.ValidationReport is ValidationReport
+
+
+@pytest.mark.parametrize('attrs,what', [
+    ('ixx="1e-3" iyy="1e-3" izz="3e-3"', 'triangle inequality'),
+    ('ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="2e-3"', 'not positive semi-definite'),
+    ('ixx="-1e-3" iyy="1e-3" izz="1e-3"', 'not positive semi-definite'),
+])
+def test_nonphysical_inertia_is_a_located_warning(attrs, what):
+    report = validate_text(f'<robot version="1.2.0"><actuator type="X5-1"/>\n'
+                           f'<rigid-body mass="0.5" {attrs}/></robot>', name='r.hrdf')
+    assert report.valid
+    [warning] = report.warnings
+    assert (warning.line, warning.element, warning.code) == (2, 'rigid-body',
+                                                             'nonphysical-inertia')
+    assert warning.attribute.startswith('i') and what in warning.message
+
+
+def test_physical_and_catalogue_inertias_give_no_warning():
+    # a thin rod on the triangle-inequality boundary (A + B = C) is physical
+    rod = validate_text('<robot version="1.2.0"><rigid-body mass="1" ixx="0.5" iyy="0.5" '
+                        'izz="1"/><actuator type="X8-9" ixx="2.5e-4"/></robot>')
+    assert rod.valid and rod.warnings == []
+    for path in KITS + [BUNDLED_ARM, HEXAPOD]:
+        assert validate_file(path).warnings == [], path

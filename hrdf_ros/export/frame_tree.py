@@ -16,6 +16,11 @@ Layout (names are the defaults; an element's HRDF ``tag`` replaces its link name
 * degrees of freedom become joints ``J1``, ``J2``... in joint-position order (prefix
   configurable), or take their element's ``tag``, or an explicit list of names; fixed
   joints are ``<child link>_joint``.
+* a tagged element's link is named after the tag, except for a degree of freedom (an
+  actuator or an HRDF ``<joint>``), whose *joint* takes the tag: its link is
+  ``<tag>_link`` (whatever the joint names), so no link and joint share a name.
+  SDFormat, Drake's SDFormat parser and Pinocchio's frame lookup need names that are
+  unique across links and joints; :func:`build_frame_tree` checks it.
 """
 from __future__ import annotations
 
@@ -104,8 +109,8 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
         The :class:`FrameTree`.
 
     Raises:
-        ValueError: when ``joint_names`` has the wrong length, or names collide or are not
-            valid URDF/TF names.
+        ValueError: when ``joint_names`` has the wrong length, or names collide (links and
+            joints share one namespace) or are not valid URDF/TF names.
     """
     dof = model.dof_count
     if joint_names is not None and len(joint_names) > 0:
@@ -124,7 +129,8 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
     element_links = []
     for element in model.elements:
         if element.tag:
-            element_links.append(_check_name(element.tag, f'tag of <{element.kind}>'))
+            _check_name(element.tag, f'tag of <{element.kind}>')
+            element_links.append(f'{element.tag}_link' if element.is_dof else element.tag)
             continue
         base = _KIND_LINK_NAMES[element.kind]
         counts[base] = counts.get(base, 0) + 1
@@ -162,12 +168,13 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
             name = dof_names[dof_index] if dof_index >= 0 else f'{child}_joint'
             joints.append(TreeJoint(name, element_links[index], child, index, k, dof_index))
 
-    for names, what in ((links, 'link'), ([j.name for j in joints], 'joint')):
-        seen = set()
-        for n in names:
-            if n in seen:
-                raise ValueError(f'{what} name "{n}" is used twice')
-            seen.add(n)
+    seen = {}
+    for what, name in [('link', n) for n in links] + [('joint', j.name) for j in joints]:
+        if name in seen:
+            both = what if seen[name] == what else f'{seen[name]} and a {what}'
+            raise ValueError(f'name "{name}" is used twice (a {both}); link and joint names '
+                             'must be unique together')
+        seen[name] = what
     return FrameTree(links, element_links, joints, dof_names, end_effector_links)
 
 

@@ -1,8 +1,17 @@
-"""Visual and collision geometry of HEBI elements, for the URDF.
+"""Visual and collision geometry of HEBI elements, for the URDF and SDFormat.
+
+In: an :class:`~hrdf_ros.model.Element` (and where its mesh is, see
+:func:`element_geometry`). Out: :class:`Shape` lists for ``<visual>`` and
+``<collision>``, in the element's input frame.
 
 Simple primitives sized to each module, so that RViz shows a recognisable robot with no
 extra packages; an HRDF ``mesh_path`` replaces them; HEBI's own meshes from the
 ``hebi_description`` package can be used for actuators instead.
+
+Meshes: a web mesh (``http(s)://``) is drawn (``<visual>``; RViz fetches it) but never
+used for collision, where the element's primitives stand in (simulators and planners
+cannot open URLs); a local mesh file serves both; a local mesh file that does not exist
+is replaced by the primitives in both.
 
 Every shape is placed in the element's *input* frame (its URDF link frame), m. Sizes
 are approximations of the modules' outer dimensions (HEBI data sheets: X-series housing
@@ -13,6 +22,7 @@ catalogue).
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
@@ -102,6 +112,48 @@ def element_shapes(element: Element, series: Optional[str] = None,
     if element.mesh_file:
         return [Shape('mesh', (1.0,), element.mesh_transform if element.mesh_transform
                       is not None else np.eye(4), element.mesh_file)]
+    return primitive_shapes(element, series, output_height, hebi_meshes)
+
+
+def is_web_url(reference: str) -> bool:
+    """True for an ``http://`` or ``https://`` mesh reference."""
+    return reference.startswith(('http://', 'https://'))
+
+
+def element_geometry(element: Element, series: Optional[str] = None,
+                     output_height: Optional[float] = None, hebi_meshes: bool = False,
+                     mesh: Optional[str] = None) -> Tuple[List[Shape], List[Shape], str]:
+    """Visual and collision shapes of one element, and a note when its mesh was replaced.
+
+    Args:
+        element, series, output_height, hebi_meshes: as :func:`element_shapes`.
+        mesh: the reference to write for the element's mesh (its URL, a ``file://`` URI
+            of the file or of a downloaded copy), default ``element.mesh_file``.
+
+    Returns:
+        (visual shapes, collision shapes, note); the note is ``''`` unless a missing
+        local mesh file was replaced by primitives.
+    """
+    primitives = primitive_shapes(element, series, output_height, hebi_meshes)
+    source = element.mesh_file
+    if not source:
+        return primitives, primitives, ''
+    if not is_web_url(source) and not os.path.isfile(source):
+        return primitives, primitives, (f'mesh file {source} not found: primitive shapes '
+                                        'instead')
+    reference = mesh or source
+    pose = element.mesh_transform if element.mesh_transform is not None else np.eye(4)
+    visual = [Shape('mesh', (1.0,), pose, reference)]
+    return visual, (primitives if is_web_url(reference) else visual), ''
+
+
+def primitive_shapes(element: Element, series: Optional[str] = None,
+                     output_height: Optional[float] = None,
+                     hebi_meshes: bool = False) -> List[Shape]:
+    """The primitives drawing one element (ignoring its ``mesh_path``), input frame.
+
+    Args: as :func:`element_shapes`.
+    """
     outputs = [np.asarray(o)[:3, 3] for o in element.outputs]
     if element.kind == 'actuator':
         family = actuator_family(element)

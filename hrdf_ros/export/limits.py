@@ -1,17 +1,106 @@
-"""Joint position limits given by the user (the HRDF carries none)."""
+"""Joint limits given by the user (the HRDF carries none), and the defaults where the HRDF
+gives no rated speed or effort.
+
+In: a YAML file, or a mapping ``{joint: (lower, upper)}`` / ``{joint: JointLimit}``.
+Out: :class:`JointLimit` per joint name (rad, rad/s, N m; m, m/s, N for prismatic joints).
+
+YAML: ``J2: [-1.5, 2.0]`` (position limits), or a mapping with any of ``lower``/``upper``
+(together), ``velocity``, ``effort``: ``slide: {lower: -0.2, upper: 0.2, velocity: 0.5}``.
+"""
 from __future__ import annotations
 
-from typing import Dict, Tuple
+import math
+from typing import Dict, Mapping, NamedTuple, Optional
 
 import yaml
 
+#: Position limits (m) of prismatic HRDF joints without user limits: URDF requires limits
+#: on a prismatic joint and the HRDF has none.
+DEFAULT_PRISMATIC_LIMIT = 1.0
+#: Velocity limit (rad/s or m/s) of HRDF ``<joint>`` elements that need a ``<limit>``
+#: (prismatic, or given position limits): the HRDF gives them no rated speed. A limit of
+#: 0 would make them immovable in Drake and MoveIt.
+DEFAULT_JOINT_VELOCITY = 1.0
+#: Effort limit (N m or N) of those joints: the HRDF gives them no rated effort. Drake
+#: creates no actuator for a joint with effort limit 0.
+DEFAULT_JOINT_EFFORT = 100.0
 
-def read_limits(path: str) -> Dict[str, Tuple[float, float]]:
-    """Joint position limits from a YAML file ``{joint: [lower, upper]}`` (rad or m).
+
+class JointLimit(NamedTuple):
+    """User limits of one joint; ``None`` keeps the default.
+
+    Attributes:
+        lower, upper: position limits, rad (m for prismatic), both or neither.
+        velocity: rad/s (m/s), > 0.
+        effort: N m (N), > 0.
+    """
+
+    lower: Optional[float] = None
+    upper: Optional[float] = None
+    velocity: Optional[float] = None
+    effort: Optional[float] = None
+
+    @property
+    def has_position(self) -> bool:
+        """True when position limits are given."""
+        return self.lower is not None
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def as_joint_limit(name: str, value) -> JointLimit:
+    """A :class:`JointLimit` from ``(lower, upper)``, a mapping or a JointLimit.
+
+    Raises:
+        ValueError: on a malformed or invalid limit (not finite, lower >= upper,
+            velocity or effort <= 0).
+    """
+    if isinstance(value, JointLimit):
+        limit = value
+    elif isinstance(value, Mapping):
+        unknown = sorted(set(value) - set(JointLimit._fields))
+        if unknown:
+            raise ValueError(f'{name}: unknown keys {", ".join(map(str, unknown))} '
+                             f'(expected {", ".join(JointLimit._fields)})')
+        limit = JointLimit(**value)
+    elif isinstance(value, (list, tuple)) and len(value) == 2:
+        limit = JointLimit(value[0], value[1])
+    else:
+        raise ValueError(f'{name}: expected [lower, upper] or a mapping, got {value!r}')
+    if not all(v is None or _number(v) for v in limit):
+        raise ValueError(f'{name}: expected [lower, upper] or a mapping of numbers, '
+                         f'got {value!r}')
+    if (limit.lower is None) != (limit.upper is None):
+        raise ValueError(f'{name}: give both lower and upper position limits')
+    if limit.has_position and not (math.isfinite(limit.lower) and math.isfinite(limit.upper)
+                                   and limit.lower < limit.upper):
+        raise ValueError(f'position limits of {name} must be finite with lower < upper, '
+                         f'got [{limit.lower}, {limit.upper}]')
+    for field in ('velocity', 'effort'):
+        v = getattr(limit, field)
+        if v is not None and not (math.isfinite(v) and v > 0):
+            raise ValueError(f'{field} limit of {name} must be finite and > 0, got {v}')
+    return JointLimit(*(None if v is None else float(v) for v in limit))
+
+
+def joint_limits(limits: Optional[Mapping]) -> Dict[str, JointLimit]:
+    """Normalise ``{joint: (lower, upper) | mapping | JointLimit}``.
+
+    Raises:
+        ValueError: as :func:`as_joint_limit`.
+    """
+    return {str(name): as_joint_limit(str(name), value)
+            for name, value in (limits or {}).items()}
+
+
+def read_limits(path: str) -> Dict[str, JointLimit]:
+    """Joint limits from a YAML file (see the module docstring).
 
     Raises:
         OSError: when the file cannot be read.
-        ValueError: when it is not such a mapping of finite numbers.
+        ValueError: when it is not such a mapping of valid limits.
     """
     with open(path, encoding='utf-8') as handle:
         try:
@@ -20,11 +109,7 @@ def read_limits(path: str) -> Dict[str, Tuple[float, float]]:
             raise ValueError(f'{path}: not YAML ({exc})') from None
     if not isinstance(data, dict):
         raise ValueError(f'{path}: expected a mapping joint: [lower, upper]')
-    limits = {}
-    for joint, value in data.items():
-        if (not isinstance(value, (list, tuple)) or len(value) != 2
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                           for v in value)):
-            raise ValueError(f'{path}: {joint}: expected [lower, upper], got {value!r}')
-        limits[str(joint)] = (float(value[0]), float(value[1]))
-    return limits
+    try:
+        return joint_limits(data)
+    except ValueError as exc:
+        raise ValueError(f'{path}: {exc}') from None

@@ -1,25 +1,34 @@
 """URDF export of a :class:`~hrdf_ros.model.RobotModel`.
 
-The link/joint layout is :mod:`hrdf_ros.export.frame_tree`. Numbers are written with full double
-precision (``repr``), so forward kinematics of the URDF equal hrdf_ros's (and HEBI's) to
-rounding. Inertials: mass (kg), origin at the COM frame (``com_rot`` as rpy), inertia
-(kg m^2) about the COM in that frame; massless elements get no ``<inertial>``.
+In: the model (plus naming, limits and geometry options). Out: URDF (or xacro) text, and
+notes on what the export added or replaced (:func:`urdf_notes`).
 
-Joint types: actuators are ``continuous`` (HEBI actuators turn without end stops) with
-``<limit effort velocity>`` from the module's rated torque (N m) and speed (rad/s);
-HRDF ``<joint>`` rotations are ``continuous``, translations ``prismatic`` with limits
-+-:data:`DEFAULT_PRISMATIC_LIMIT` m (the HRDF carries no limits). Joints given position
-limits (``position_limits``) become ``revolute`` (or prismatic) with those limits.
+The link/joint layout is :mod:`hrdf_ros.export.frame_tree`. Numbers are written with full
+double precision (``repr``), so forward kinematics of the URDF equal hrdf_ros's (and
+HEBI's) to rounding.
+
+* Inertials (:mod:`.inertials`): mass (kg), origin at the COM frame (``com_rot`` as rpy),
+  inertia (kg m^2) about the COM in that frame; bodies HEBI leaves without mass or
+  rotational inertia get a tiny documented fill (a comment in the URDF says where), or,
+  with ``exact_masses``, HEBI's values only.
+* Joints, limits and one SimpleTransmission per degree of freedom: :mod:`.joints`.
+* Geometry: every element link has visual and collision shapes from
+  :mod:`.geometry` (primitives, the HRDF mesh, or HEBI's meshes); web meshes are drawn
+  but never used for collision, and can be downloaded once (``mesh_dir``,
+  :mod:`.meshes`).
+* Simulator extensions, ignored by ROS tools: ``<gazebo reference="<fixed joint>">
+  <preserveFixedJoint>`` so SDFormat's conversion keeps every link (end effectors
+  included) as a link instead of merging it into its parent (not for the root joint: the
+  root link has no mass, see :mod:`.inertials`); and ``<mujoco><compiler
+  fusestatic="false" inertiafromgeom="false" balanceinertia="true"/>`` so MuJoCo keeps
+  every link as a body, takes masses from the inertials only, and accepts tensors that
+  miss the triangle inequality by rounding.
 
 Gear ratios and axes: a URDF joint value is the joint's motion (rad or m) about/along its
 ``<axis>``, so URDF tools compute the same poses as HEBI; an HRDF negative axis
 (``-rz``) is written as the negative URDF axis (``0 0 -1``). For an HRDF
-``<joint gear_ratio="g">`` the HEBI position is ``g`` times that value; the URDF records
-this as a ``<transmission>`` with ``mechanicalReduction`` g (actuator = HEBI position,
-joint = URDF value).
-
-Geometry: every element link has visual and collision shapes from
-:mod:`hrdf_ros.export.geometry` (primitives, the HRDF ``mesh_path``, or HEBI's meshes).
+``<joint gear_ratio="g">`` the HEBI position is ``g`` times that value; the
+transmission's ``mechanicalReduction`` is g.
 
 :func:`to_xacro` wraps the same description in a xacro macro with a name ``prefix`` and
 a ``parent`` link to mount the robot on; processed on its own it expands to the URDF
@@ -28,43 +37,25 @@ a ``parent`` link to mount the robot on; processed on its own it expands to the 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Dict, Optional, Sequence, Tuple
-
-import numpy as np
+from typing import List, Mapping, Optional, Sequence
 
 from ..hrdf.catalogue import ACTUATORS
-from .frame_tree import FrameTree, build_frame_tree, joint_origin
-from .geometry import Shape, element_shapes
 from ..model import RobotModel
-from ..kinematics.rotations import rotation_to_rpy
+from .frame_tree import FrameTree, build_frame_tree, joint_origin
+from .geometry import Shape, element_geometry
+from .inertials import FILL_MASS, FILL_MOMENT, LinkInertial, fill_notes, link_inertials
+from .joints import add_joint_details, add_transmission, joint_spec
+from .limits import DEFAULT_PRISMATIC_LIMIT, joint_limits  # noqa: F401 (re-exported)
+from .meshes import mesh_references
+from .xml_text import comment, document, num, nums, xyz_rpy
 
-#: Position limit (m) written for prismatic HRDF joints, which carry none in the HRDF.
-DEFAULT_PRISMATIC_LIMIT = 1.0
-
-_AXIS_VECTORS = {'x': '1 0 0', 'y': '0 1 0', 'z': '0 0 1'}
-
-
-def _axis(element) -> str:
-    """URDF ``<axis xyz>`` of a degree of freedom: its motion axis, negated for an HRDF
-    negative axis (``-rz`` -> ``0 0 -1``), so the URDF joint value stays position /
-    gear_ratio."""
-    vector = _AXIS_VECTORS[element.motion[1]]
-    return vector.replace('1', '-1') if element.axis_sign < 0 else vector
+#: SDFormat (1.9, libsdformat 12) merges or drops links whose mass is within this of 0, kg.
+SDFORMAT_MIN_MASS = 1e-6
 
 
-def _num(value: float) -> str:
-    value = float(value)
-    if value == 0.0:
-        return '0'
-    return repr(value)
-
-
-def _origin(parent: ET.Element, transform: np.ndarray) -> None:
-    roll, pitch, yaw = rotation_to_rpy(transform[:3, :3])
-    ET.SubElement(parent, 'origin', {
-        'xyz': ' '.join(_num(v) for v in transform[:3, 3]),
-        'rpy': ' '.join(_num(v) for v in (roll, pitch, yaw)),
-    })
+def _origin(parent: ET.Element, transform) -> None:
+    xyz, rpy = xyz_rpy(transform)
+    ET.SubElement(parent, 'origin', {'xyz': xyz, 'rpy': rpy})
 
 
 def _geometry(parent: ET.Element, tag: str, shape: Shape) -> None:
@@ -72,119 +63,128 @@ def _geometry(parent: ET.Element, tag: str, shape: Shape) -> None:
     _origin(node, shape.pose)
     geometry = ET.SubElement(node, 'geometry')
     if shape.kind == 'box':
-        ET.SubElement(geometry, 'box', {'size': ' '.join(_num(v) for v in shape.size)})
+        ET.SubElement(geometry, 'box', {'size': nums(shape.size)})
     elif shape.kind == 'cylinder':
-        ET.SubElement(geometry, 'cylinder', {'radius': _num(shape.size[0]),
-                                             'length': _num(shape.size[1])})
+        ET.SubElement(geometry, 'cylinder', {'radius': num(shape.size[0]),
+                                             'length': num(shape.size[1])})
     elif shape.kind == 'sphere':
-        ET.SubElement(geometry, 'sphere', {'radius': _num(shape.size[0])})
+        ET.SubElement(geometry, 'sphere', {'radius': num(shape.size[0])})
     else:
-        scale = _num(shape.size[0])
         ET.SubElement(geometry, 'mesh', {'filename': shape.filename,
-                                         'scale': f'{scale} {scale} {scale}'})
+                                         'scale': nums([shape.size[0]] * 3)})
 
 
-def _shapes(element, hebi_meshes: bool):
+def shapes_of(element, hebi_meshes: bool, mesh: Optional[str]):
+    """(visual, collision, note) of an element (:func:`~.geometry.element_geometry`)."""
     spec = ACTUATORS.get(element.type) if element.kind == 'actuator' else None
-    return element_shapes(element, spec.series if spec else None,
-                          spec.output_height if spec else None, hebi_meshes)
+    return element_geometry(element, spec.series if spec else None,
+                            spec.output_height if spec else None, hebi_meshes, mesh)
+
+
+def _inertial(link: ET.Element, inertial: LinkInertial) -> None:
+    node = ET.SubElement(link, 'inertial')
+    if inertial.filled:
+        node.append(comment(
+            f'hrdf_ros fill: +{inertial.added_mass:.3g} kg, +{inertial.added_moment:.3g} '
+            'kg m^2 per principal moment (HEBI gives this body no mass or rotational '
+            'inertia; HEBI\'s values: exact_masses)'))
+    _origin(node, inertial.com)
+    ET.SubElement(node, 'mass', {'value': num(inertial.mass)})
+    ixx, iyy, izz, ixy, ixz, iyz = inertial.inertia
+    ET.SubElement(node, 'inertia', {'ixx': num(ixx), 'ixy': num(ixy), 'ixz': num(ixz),
+                                    'iyy': num(iyy), 'iyz': num(iyz), 'izz': num(izz)})
+
+
+def preserved_fixed_joints(tree: FrameTree, inertials: Mapping[str, LinkInertial]) -> List[str]:
+    """Fixed joints SDFormat can keep (``preserveFixedJoint``): not from the root link,
+    and both links with mass > :data:`SDFORMAT_MIN_MASS` (else SDFormat drops them)."""
+    def heavy(link):
+        return link in inertials and inertials[link].mass > SDFORMAT_MIN_MASS
+    return [j.name for j in tree.joints if j.is_fixed and j.parent != tree.links[0]
+            and heavy(j.parent) and heavy(j.child)]
+
+
+def _extensions(robot: ET.Element, tree: FrameTree, inertials) -> None:
+    mujoco = ET.SubElement(robot, 'mujoco')
+    ET.SubElement(mujoco, 'compiler', {'fusestatic': 'false', 'inertiafromgeom': 'false',
+                                       'balanceinertia': 'true'})
+    for name in preserved_fixed_joints(tree, inertials):
+        gazebo = ET.SubElement(robot, 'gazebo', {'reference': name})
+        ET.SubElement(gazebo, 'preserveFixedJoint').text = 'true'
 
 
 def to_urdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
                  joint_names: Optional[Sequence[str]] = None, joint_prefix: str = 'J',
                  tree: Optional[FrameTree] = None,
-                 position_limits: Optional[Dict[str, Tuple[float, float]]] = None,
-                 hebi_meshes: bool = False, geometry: bool = True) -> ET.Element:
-    """The URDF ``<robot>`` element of ``model`` (see :func:`to_urdf` for arguments)."""
+                 position_limits: Optional[Mapping] = None,
+                 hebi_meshes: bool = False, geometry: bool = True,
+                 exact_masses: bool = False, mesh_dir: Optional[str] = None,
+                 notes: Optional[List[str]] = None) -> ET.Element:
+    """The URDF ``<robot>`` element of ``model`` (see :func:`to_urdf` for arguments).
+
+    ``notes``, when given, receives :func:`urdf_notes`-style lines for this export.
+    """
     if tree is None:
         tree = build_frame_tree(model, joint_names, joint_prefix)
-    limits = dict(position_limits or {})
+    limits = joint_limits(position_limits)
     unknown = sorted(set(limits) - set(tree.dof_names))
     if unknown:
         raise ValueError(f'position limits for unknown joints: {", ".join(unknown)} '
                          f'(joints: {", ".join(tree.dof_names)})')
-    for name, (lower, upper) in limits.items():
-        if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
-            raise ValueError(f'position limits of {name} must be finite with lower < upper, '
-                             f'got [{lower}, {upper}]')
+    inertials = link_inertials(model, tree, exact_masses)
+    meshes = mesh_references(model, mesh_dir) if geometry else {}
     robot = ET.Element('robot', {'name': robot_name})
     robot.append(ET.Comment(f' Generated by hrdf_ros from {model.path} (HRDF '
                             f'{".".join(map(str, model.version))}). Units: m, kg, rad. '))
+    fill = fill_notes(inertials, model.total_mass)
+    if fill:
+        robot.append(comment(
+            f'{fill[-1]}: each filled link gets at least {FILL_MASS:g} kg and principal '
+            f'moments of at least {FILL_MOMENT:g} kg m^2, so simulators keep and can move '
+            'it (hrdf_ros.export.inertials); HEBI\'s exact values: exact_masses option.'))
+    if notes is not None:
+        notes.extend(fill)
     element_of_link = {name: i for i, name in enumerate(tree.element_links)}
     for name in tree.links:
         link = ET.SubElement(robot, 'link', {'name': name})
+        if name in inertials:
+            _inertial(link, inertials[name])
         index = element_of_link.get(name)
-        if index is None:
+        if index is None or not geometry:
             continue
         element = model.elements[index]
-        if element.mass > 0.0:
-            inertial = ET.SubElement(link, 'inertial')
-            _origin(inertial, element.com)
-            ET.SubElement(inertial, 'mass', {'value': _num(element.mass)})
-            ixx, iyy, izz, ixy, ixz, iyz = element.inertia
-            ET.SubElement(inertial, 'inertia', {
-                'ixx': _num(ixx), 'ixy': _num(ixy), 'ixz': _num(ixz),
-                'iyy': _num(iyy), 'iyz': _num(iyz), 'izz': _num(izz)})
-        if geometry:
-            shapes = _shapes(element, hebi_meshes)
-            for shape in shapes:
-                _geometry(link, 'visual', shape)
-            for shape in shapes:
-                _geometry(link, 'collision', shape)
-    geared = []
+        visual, collision, note = shapes_of(element, hebi_meshes,
+                                            meshes.get(element.mesh_file or ''))
+        if note and notes is not None:
+            notes.append(f'{name}: {note}')
+        for shape in visual:
+            _geometry(link, 'visual', shape)
+        for shape in collision:
+            _geometry(link, 'collision', shape)
+    transmissions = []
     for joint in tree.joints:
         element = None if joint.is_fixed else model.elements[joint.element]
-        if element is None:
-            kind = 'fixed'
-        elif element.motion[0] == 't':
-            kind = 'prismatic'
-        else:
-            kind = 'revolute' if joint.name in limits else 'continuous'
-        node = ET.SubElement(robot, 'joint', {'name': joint.name, 'type': kind})
+        spec = None if element is None else joint_spec(element, limits.get(joint.name))
+        node = ET.SubElement(robot, 'joint', {'name': joint.name,
+                                              'type': 'fixed' if spec is None else spec.kind})
         _origin(node, joint_origin(model, joint))
         ET.SubElement(node, 'parent', {'link': joint.parent})
         ET.SubElement(node, 'child', {'link': joint.child})
-        if element is None:
-            continue
-        ET.SubElement(node, 'axis', {'xyz': _axis(element)})
-        limit = {}
-        if kind == 'prismatic':
-            lower, upper = limits.get(joint.name, (-DEFAULT_PRISMATIC_LIMIT,
-                                                   DEFAULT_PRISMATIC_LIMIT))
-            limit = {'lower': _num(lower), 'upper': _num(upper), 'effort': '0',
-                     'velocity': '0'}
-        elif kind == 'revolute':
-            lower, upper = limits[joint.name]
-            limit = {'lower': _num(lower), 'upper': _num(upper), 'effort': '0',
-                     'velocity': '0'}
-        if element.max_effort is not None:
-            limit.update(effort=_num(element.max_effort), velocity=_num(element.max_speed))
-        if limit:
-            ET.SubElement(node, 'limit', limit)
-        if element.gear_ratio != 1.0:
-            geared.append((joint.name, element.gear_ratio))
-    for name, ratio in geared:
-        transmission = ET.SubElement(robot, 'transmission', {'name': f'{name}_transmission'})
-        ET.SubElement(transmission, 'type').text = \
-            'transmission_interface/SimpleTransmission'
-        ET.SubElement(ET.SubElement(transmission, 'joint', {'name': name}),
-                      'hardwareInterface').text = 'hardware_interface/PositionJointInterface'
-        actuator = ET.SubElement(transmission, 'actuator', {'name': f'{name}_hebi_position'})
-        ET.SubElement(actuator, 'mechanicalReduction').text = _num(ratio)
+        if spec is not None:
+            add_joint_details(node, spec)
+            transmissions.append((joint.dof, joint.name, spec.reduction))
+    for _, name, reduction in sorted(transmissions):
+        add_transmission(robot, name, reduction)
+    _extensions(robot, tree, inertials)
     return robot
-
-
-def _serialise(root: ET.Element) -> str:
-    ET.indent(root, space='  ')
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding='unicode') \
-        + '\n'
 
 
 def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
             joint_names: Optional[Sequence[str]] = None, joint_prefix: str = 'J',
             tree: Optional[FrameTree] = None,
-            position_limits: Optional[Dict[str, Tuple[float, float]]] = None,
-            hebi_meshes: bool = False, geometry: bool = True) -> str:
+            position_limits: Optional[Mapping] = None,
+            hebi_meshes: bool = False, geometry: bool = True,
+            exact_masses: bool = False, mesh_dir: Optional[str] = None) -> str:
     """Generate a URDF document for ``model``.
 
     Args:
@@ -194,21 +194,58 @@ def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
         joint_prefix: prefix for generated joint names (default ``J`` -> ``J1``...).
         tree: a precomputed :class:`~hrdf_ros.export.frame_tree.FrameTree` (overrides the naming
             arguments).
-        position_limits: ``{joint name: (lower, upper)}`` in rad (m for prismatic);
-            such rotational joints become ``revolute``.
+        position_limits: ``{joint name: (lower, upper)}`` in rad (m for prismatic), or
+            ``{joint: {'lower', 'upper', 'velocity', 'effort'}}`` (any of them; rad/s,
+            N m) or :class:`~hrdf_ros.export.limits.JointLimit`; rotational joints with
+            position limits become ``revolute``.
         hebi_meshes: draw actuators with HEBI's meshes
             (``package://hebi_description/meshes/...``; needs that package).
         geometry: write ``<visual>``/``<collision>`` shapes.
+        exact_masses: write HEBI's masses and tensors only, without the physical fill
+            (:mod:`hrdf_ros.export.inertials`); massless links then have no inertial.
+        mesh_dir: download web meshes once into this folder and reference the copies.
 
     Returns:
         The URDF as a UTF-8 XML string.
 
     Raises:
         ValueError: on invalid or colliding names (see
-            :func:`~hrdf_ros.export.frame_tree.build_frame_tree`) or invalid position limits.
+            :func:`~hrdf_ros.export.frame_tree.build_frame_tree`) or invalid limits.
+        hrdf_ros.export.meshes.MeshDownloadError: when ``mesh_dir`` is given and a web
+            mesh cannot be downloaded.
     """
-    return _serialise(to_urdf_tree(model, robot_name, joint_names, joint_prefix, tree,
-                                   position_limits, hebi_meshes, geometry))
+    return document(to_urdf_tree(model, robot_name, joint_names, joint_prefix, tree,
+                                 position_limits, hebi_meshes, geometry, exact_masses,
+                                 mesh_dir))
+
+
+def urdf_notes(model: RobotModel, tree: Optional[FrameTree] = None,
+               exact_masses: bool = False) -> List[str]:
+    """What :func:`to_urdf` adds to or replaces in HEBI's model, one line each: the
+    physical fill per link and in total, local meshes that do not exist (drawn as
+    primitives). Empty for a robot that needs neither.
+
+    Args:
+        model: the robot.
+        tree: its frame tree (default: :func:`~.frame_tree.build_frame_tree`).
+        exact_masses: as :func:`to_urdf` (then there is no fill to report).
+    """
+    notes: List[str] = []
+    to_urdf_tree(model, tree=tree or build_frame_tree(model), exact_masses=exact_masses,
+                 notes=notes)
+    return notes
+
+
+def _prefixed(node: ET.Element) -> None:
+    """Prefix every link/joint/transmission/actuator name and gazebo reference with
+    ``${prefix}``."""
+    for child in node.iter():
+        if child.tag in ('link', 'joint', 'transmission', 'actuator') and 'name' in child.attrib:
+            child.set('name', '${prefix}' + child.get('name'))
+        if child.tag in ('parent', 'child') and 'link' in child.attrib:
+            child.set('link', '${prefix}' + child.get('link'))
+        if child.tag == 'gazebo' and 'reference' in child.attrib:
+            child.set('reference', '${prefix}' + child.get('reference'))
 
 
 def to_xacro(model: RobotModel, robot_name: str = 'hrdf_robot', **options) -> str:
@@ -218,7 +255,9 @@ def to_xacro(model: RobotModel, robot_name: str = 'hrdf_robot', **options) -> st
     empty), ``parent`` (link to mount the robot's ``base_link`` on; empty: not mounted),
     ``xyz`` and ``rpy`` (pose of ``base_link`` in ``parent``, m and rad). The file also
     calls the macro once with the defaults unless the xacro argument ``standalone`` is
-    false, so ``xacro robot.urdf.xacro`` gives exactly the URDF of :func:`to_urdf`.
+    false, so ``xacro robot.urdf.xacro`` gives exactly the URDF of :func:`to_urdf`. The
+    ``<mujoco>`` compiler settings are written with that standalone call only (a robot
+    may have one).
 
     Args:
         model, robot_name, options: as :func:`to_urdf`.
@@ -241,19 +280,18 @@ def to_xacro(model: RobotModel, robot_name: str = 'hrdf_robot', **options) -> st
     ET.SubElement(joint, 'origin', {'xyz': '${xyz}', 'rpy': '${rpy}'})
     ET.SubElement(joint, 'parent', {'link': '${parent}'})
     ET.SubElement(joint, 'child', {'link': '${prefix}base_link'})
+    mujoco = None
     for child in urdf:
-        if not isinstance(child.tag, str):
-            continue
-        for node in child.iter():
-            if node.tag in ('link', 'joint') and 'name' in node.attrib:
-                node.set('name', '${prefix}' + node.get('name'))
-            if node.tag in ('parent', 'child') and 'link' in node.attrib:
-                node.set('link', '${prefix}' + node.get('link'))
-            if node.tag == 'transmission':
-                node.set('name', '${prefix}' + node.get('name'))
-            if node.tag == 'actuator' and 'name' in node.attrib:
-                node.set('name', '${prefix}' + node.get('name'))
-        macro.append(child)
+        if child.tag == 'mujoco':
+            mujoco = child
+        elif not isinstance(child.tag, str):  # comments: the fill note goes on top
+            if 'Generated by' not in (child.text or ''):
+                root.insert(1, child)
+        else:
+            _prefixed(child)
+            macro.append(child)
     call = ET.SubElement(root, f'{{{xacro_ns}}}if', {'value': '$(arg standalone)'})
     ET.SubElement(call, f'{{{xacro_ns}}}{robot_name}', {'prefix': ''})
-    return _serialise(root)
+    if mujoco is not None:
+        call.append(mujoco)
+    return document(root)

@@ -66,6 +66,7 @@ def mass_properties(ctx: ReadContext, node: XmlNode, mass: float, com, tensor):
     values = np.array([ctx.formula(node, name, tensor[i])
                        for i, name in enumerate(INERTIA_ATTRIBUTES)], dtype=float)
     check_mass(ctx, node, mass)
+    check_inertia(ctx, node, values)
     return mass, com_frame, values
 
 
@@ -74,6 +75,16 @@ def check_mass(ctx: ReadContext, node: XmlNode, mass: float) -> None:
     if not math.isfinite(mass) or mass < 0.0:
         attr = 'mass' if 'mass' in node.attrs else 'mass_offset'
         ctx.error(node, f'mass must be finite and >= 0 kg, got {mass:g} kg', attr)
+
+
+def check_inertia(ctx: ReadContext, node: XmlNode, values) -> None:
+    """Warn (code ``nonphysical-inertia``) when inertia attributes written in the HRDF
+    give a tensor that is not positive semi-definite or breaks the triangle inequality
+    (simulators reject such bodies; hebi-py ignores rotational inertia)."""
+    written = [name for name in INERTIA_ATTRIBUTES if name in node.attrs]
+    problem = inertia.tensor_problem(values) if written else None
+    if problem:
+        ctx.warn(node, problem, written[0], code='nonphysical-inertia')
 
 
 # -- builders --------------------------------------------------------------------------
@@ -138,6 +149,7 @@ def rigid_body(ctx: ReadContext, node: XmlNode, parent: int,
     check_mass(ctx, node, mass)
     com = ctx.transform(node, 'com_rot', 'com_trans')
     tensor = np.array([ctx.formula(node, name, 0.0) for name in INERTIA_ATTRIBUTES])
+    check_inertia(ctx, node, tensor)
     out = ctx.transform(node, 'output_rot', 'output_trans')
     element = Element('rigid-body', None, node.attrs.get('tag'), parent, output, mass, com,
                       tensor, [out])

@@ -11,7 +11,9 @@ Tuples are (ixx, iyy, izz, ixy, ixz, iyz).
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
 
 Inertia6 = Tuple[float, float, float, float, float, float]
 
@@ -85,3 +87,29 @@ def link(name: str, input_style: str, output_style: str, extension: float,
     if input_style == 'Inline':
         return (transverse, transverse, axial, 0.0, 0.0, 0.0)
     return (axial, transverse, transverse, 0.0, 0.0, 0.0)
+
+
+def tensor_problem(values: Sequence[float]) -> Optional[str]:
+    """Why an inertia tensor is not physical, or ``None``.
+
+    Args:
+        values: (ixx, iyy, izz, ixy, ixz, iyz) about the COM, kg m^2.
+
+    Returns:
+        A message when the tensor is not positive semi-definite or its principal moments
+        break the triangle inequality (each at most the sum of the other two), both with
+        a relative tolerance of 1e-9 of the largest moment (rounding of written values).
+    """
+    ixx, iyy, izz, ixy, ixz, iyz = (float(v) for v in values)
+    matrix = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    if not np.all(np.isfinite(matrix)):
+        return 'inertia is not finite'
+    moments = np.linalg.eigvalsh(matrix)
+    tolerance = 1e-9 * max(abs(moments).max(), 0.0)
+    shown = ', '.join(f'{m:.6g}' for m in moments)
+    if moments[0] < -tolerance:
+        return f'inertia is not positive semi-definite (principal moments {shown} kg m^2)'
+    if moments[0] + moments[1] < moments[2] - tolerance:
+        return (f'inertia breaks the triangle inequality (principal moments {shown} kg m^2; '
+                'the largest must not exceed the sum of the other two)')
+    return None

@@ -85,6 +85,13 @@ _NOTES = (
         'FORMAT.md 1.3.0-1.6.0 `<rigid-body>` (meshes are for visualisation)',
         'accepts, no warning', 'keeps the path (the URDF names it)', False),
     WarningCode(
+        'nonphysical-inertia', 'inertia attributes (`ixx` ... `iyz`) written in the HRDF '
+        'give a tensor that is not positive semi-definite or breaks the triangle inequality',
+        'FORMAT.md 1.1.0-1.6.0 (inertia about the COM); physics',
+        'accepts (hebi-py does not use rotational inertia)',
+        'accepts; the URDF export makes the tensor physical (`hrdf_ros.export.inertials`) '
+        'unless exact masses are asked for', False),
+    WarningCode(
         'included-robot-origin', '`rot`/`trans` on an included file\'s `<robot>`',
         'FORMAT.md 1.3.0-1.6.0 `<include>` (root attributes are ignored)',
         'ignores them', 'ignores them, says so', False),

@@ -16,7 +16,7 @@ from ..export.frame_tree import FrameTree, build_frame_tree, joint_origin
 from ..kinematics import Kinematics
 from ..model import RobotModel
 from ..hrdf.reader import load, loads
-from ..export.urdf import to_urdf
+from ..export.urdf import to_urdf, urdf_notes
 
 
 class LoadError(Exception):
@@ -34,7 +34,8 @@ class LoadError(Exception):
 @dataclass
 class RobotOptions:
     """Node parameters that shape the description: robot name, TF frame prefix, joint
-    names, joint position limits ``{joint: (lower, upper)}`` (rad or m), HEBI meshes."""
+    names, joint limits ``{joint: (lower, upper) | JointLimit}`` (rad or m), HEBI meshes,
+    HEBI's exact masses (no physical fill, :mod:`hrdf_ros.export.inertials`)."""
 
     robot_name: str = ''
     frame_prefix: str = ''
@@ -42,6 +43,7 @@ class RobotOptions:
     joint_names: Tuple[str, ...] = ()
     position_limits: Dict[str, Tuple[float, float]] = field(default_factory=dict)
     hebi_meshes: bool = False
+    exact_masses: bool = False
 
 
 @dataclass
@@ -58,6 +60,8 @@ class LoadedRobot:
         base_frame_id: prefixed reference frame (the base link).
         gear_ratios: (dof,) HEBI position / URDF joint value per degree of freedom (1
             except for HRDF ``<joint gear_ratio>``).
+        export_notes: what the URDF adds to HEBI's model (physical fill) or replaces
+            (missing meshes), one line each (:func:`~hrdf_ros.export.urdf.urdf_notes`).
     """
 
     source: str
@@ -71,6 +75,7 @@ class LoadedRobot:
     fixed_transforms: np.ndarray
     base_frame_id: str
     gear_ratios: np.ndarray
+    export_notes: List[str] = field(default_factory=list)
 
     @property
     def joint_names(self) -> List[str]:
@@ -96,7 +101,8 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
     fixed = [j for j in tree.joints if j.is_fixed]
     try:
         urdf = to_urdf(model, name, tree=tree, position_limits=naming.position_limits,
-                       hebi_meshes=naming.hebi_meshes)
+                       hebi_meshes=naming.hebi_meshes, exact_masses=naming.exact_masses)
+        notes = urdf_notes(model, tree, naming.exact_masses)
     except ValueError as exc:
         raise LoadError(str(exc)) from None
     return LoadedRobot(
@@ -106,7 +112,8 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
         fixed_pairs=[(prefix + j.parent, prefix + j.child) for j in fixed],
         fixed_transforms=np.array([joint_origin(model, j) for j in fixed]).reshape(-1, 4, 4),
         base_frame_id=prefix + tree.links[0],
-        gear_ratios=np.array([model.elements[e].gear_ratio for e in model.dof_elements]))
+        gear_ratios=np.array([model.elements[e].gear_ratio for e in model.dof_elements]),
+        export_notes=notes)
 
 
 def load_robot(naming: RobotOptions, path: str = '', text: str = '',

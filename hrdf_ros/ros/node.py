@@ -18,9 +18,12 @@ Parameters (all read-only after start except ``hrdf_file``):
     joint_names (string array): explicit joint names, in HEBI joint order (default: an
         element's HRDF ``tag``, else ``J1, J2, ...``).
     position_limits_file (string): YAML ``{joint: [lower, upper]}`` (rad or m) written as
-        URDF position limits (those joints become ``revolute``).
+        URDF position limits (those joints become ``revolute``), or
+        ``{joint: {lower, upper, velocity, effort}}`` (see :mod:`hrdf_ros.export.limits`).
     hebi_meshes (bool, default false): draw actuators with HEBI's meshes
         (``package://hebi_description/...``).
+    exact_masses (bool, default false): write HEBI's masses only, without the physical
+        fill simulators need (:mod:`hrdf_ros.export.inertials`; the fill is logged).
     missing_joints (string, ``last`` or ``zero``, default ``last``): the position of a
         joint absent from a joint_states message.
     ignore_timestamp (bool, default false): accept joint_states whose stamp is older
@@ -183,6 +186,8 @@ class HrdfStatePublisher(Node):
             + f', total mass {model.total_mass:.4f} kg')
         for warning in model.warnings:
             self.get_logger().warning(str(warning))
+        for note in robot.export_notes:
+            self.get_logger().info(f'robot_description: {note}')
 
     def _on_set_parameters(self, parameters) -> SetParametersResult:
         """Validate a parameter change; a new ``hrdf_file`` is loaded and prepared here

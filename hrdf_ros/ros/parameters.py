@@ -69,7 +69,8 @@ def declare_parameters(node: Node) -> NodeParameters:
         joint_prefix=node.declare_parameter('joint_prefix', 'J', READ_ONLY).value,
         joint_names=tuple(n for n in (names or []) if n),
         position_limits=limits,
-        hebi_meshes=bool(node.declare_parameter('hebi_meshes', False, READ_ONLY).value))
+        hebi_meshes=bool(node.declare_parameter('hebi_meshes', False, READ_ONLY).value),
+        exact_masses=bool(node.declare_parameter('exact_masses', False, READ_ONLY).value))
     missing_joints = node.declare_parameter('missing_joints', 'last', READ_ONLY).value
     ignore_timestamp = bool(node.declare_parameter('ignore_timestamp', False, READ_ONLY).value)
     strict = bool(node.declare_parameter('strict', False, READ_ONLY).value)

@@ -1,0 +1,183 @@
+"""SDFormat 1.9 export of a :class:`~hrdf_ros.model.RobotModel` (``hrdf sdf``), the model
+format of Gazebo and Drake.
+
+In: the model (naming, limits, geometry options as for the URDF). Out: SDFormat text.
+
+Layout, with the URDF's names (:mod:`hrdf_ros.export.frame_tree`):
+
+* one ``<link>`` per element, at its input frame, with the same inertial as the URDF
+  (:mod:`.inertials`, including the physical fill, which SDFormat needs on every link:
+  it gives a link without ``<inertial>`` 1 kg) and the same visual/collision shapes;
+  each link's ``<pose relative_to="<parent link>">`` is the URDF joint origin;
+* ``base_link`` (the reference frame) is a ``<frame>`` at the model origin, not a body;
+  end effectors and free element outputs (``end_effector``, ``<element>_output``) are
+  ``<frame>``\\ s attached to their element's link: frames have no mass, so SDFormat
+  neither drops nor merges them;
+* degrees of freedom are ``revolute`` (continuous: no position limits) or ``prismatic``
+  joints with the URDF's axis (in the child link frame) and limits; other element
+  connections are ``fixed`` joints named as in the URDF.
+
+Poses are written with full double precision (``repr``), so frames equal hrdf_ros's
+(and HEBI's) to rounding. Gear ratios: a joint value is the joint's motion, as in the
+URDF (HEBI position = gear ratio x value).
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import List, Mapping, Optional, Sequence
+
+from ..model import RobotModel
+from .frame_tree import FrameTree, build_frame_tree, joint_origin
+from .inertials import LinkInertial, fill_notes, link_inertials
+from .joints import JointSpec, axis_text, joint_spec
+from .limits import joint_limits
+from .meshes import mesh_references
+from .urdf import shapes_of
+from .xml_text import comment, document, num, nums, xyz_rpy
+
+#: The SDFormat version written.
+SDF_VERSION = '1.9'
+
+
+def _pose(parent: ET.Element, transform, relative_to: Optional[str] = None) -> None:
+    xyz, rpy = xyz_rpy(transform)
+    attributes = {'relative_to': relative_to} if relative_to else {}
+    ET.SubElement(parent, 'pose', attributes).text = f'{xyz} {rpy}'
+
+
+def _text(parent: ET.Element, tag: str, text: str) -> ET.Element:
+    node = ET.SubElement(parent, tag)
+    node.text = text
+    return node
+
+
+def _inertial(link: ET.Element, inertial: LinkInertial) -> None:
+    node = ET.SubElement(link, 'inertial')
+    if inertial.filled:
+        node.append(comment(f'hrdf_ros fill: +{inertial.added_mass:.3g} kg, '
+                            f'+{inertial.added_moment:.3g} kg m^2 per principal moment'))
+    _pose(node, inertial.com)
+    _text(node, 'mass', num(inertial.mass))
+    tensor = ET.SubElement(node, 'inertia')
+    for name, value in zip(('ixx', 'iyy', 'izz', 'ixy', 'ixz', 'iyz'), inertial.inertia):
+        _text(tensor, name, num(value))
+
+
+def _geometry(link: ET.Element, tag: str, shapes) -> None:
+    for k, shape in enumerate(shapes):
+        node = ET.SubElement(link, tag, {'name': f'{tag}_{k}'})
+        _pose(node, shape.pose)
+        geometry = ET.SubElement(node, 'geometry')
+        if shape.kind == 'box':
+            _text(ET.SubElement(geometry, 'box'), 'size', nums(shape.size))
+        elif shape.kind == 'cylinder':
+            cylinder = ET.SubElement(geometry, 'cylinder')
+            _text(cylinder, 'radius', num(shape.size[0]))
+            _text(cylinder, 'length', num(shape.size[1]))
+        elif shape.kind == 'sphere':
+            _text(ET.SubElement(geometry, 'sphere'), 'radius', num(shape.size[0]))
+        else:
+            mesh = ET.SubElement(geometry, 'mesh')
+            _text(mesh, 'uri', shape.filename)
+            _text(mesh, 'scale', nums([shape.size[0]] * 3))
+
+
+def _joint_axis(joint: ET.Element, spec: JointSpec) -> None:
+    axis = ET.SubElement(joint, 'axis')
+    _text(axis, 'xyz', axis_text(spec.axis))
+    limit = ET.SubElement(axis, 'limit')
+    if spec.lower is not None:
+        _text(limit, 'lower', num(spec.lower))
+        _text(limit, 'upper', num(spec.upper))
+    # SDFormat: a negative effort or velocity means unlimited
+    _text(limit, 'effort', num(spec.effort) if spec.effort is not None else '-1')
+    _text(limit, 'velocity', num(spec.velocity) if spec.velocity is not None else '-1')
+
+
+def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
+                joint_names: Optional[Sequence[str]] = None, joint_prefix: str = 'J',
+                tree: Optional[FrameTree] = None,
+                position_limits: Optional[Mapping] = None, hebi_meshes: bool = False,
+                geometry: bool = True, mesh_dir: Optional[str] = None,
+                notes: Optional[List[str]] = None) -> ET.Element:
+    """The ``<sdf>`` element of ``model`` (see :func:`to_sdf` for arguments)."""
+    if tree is None:
+        tree = build_frame_tree(model, joint_names, joint_prefix)
+    limits = joint_limits(position_limits)
+    unknown = sorted(set(limits) - set(tree.dof_names))
+    if unknown:
+        raise ValueError(f'position limits for unknown joints: {", ".join(unknown)} '
+                         f'(joints: {", ".join(tree.dof_names)})')
+    inertials = link_inertials(model, tree)
+    meshes = mesh_references(model, mesh_dir) if geometry else {}
+    sdf = ET.Element('sdf', {'version': SDF_VERSION})
+    sdf.append(comment(f'Generated by hrdf_ros from {model.path} (HRDF '
+                       f'{".".join(map(str, model.version))}). Units: m, kg, rad.'))
+    fill = fill_notes(inertials, model.total_mass)
+    if fill:
+        sdf.append(comment(fill[-1] + ' (see hrdf_ros.export.inertials)'))
+    if notes is not None:
+        notes.extend(fill)
+    root = ET.SubElement(sdf, 'model', {'name': robot_name})
+    base = tree.links[0]
+    ET.SubElement(root, 'frame', {'name': base})          # the model frame: reference
+    element_of_link = {name: i for i, name in enumerate(tree.element_links)}
+    parent_joint = {joint.child: joint for joint in tree.joints}
+    for name in tree.element_links:
+        joint = parent_joint[name]
+        link = ET.SubElement(root, 'link', {'name': name})
+        _pose(link, joint_origin(model, joint), joint.parent)
+        _inertial(link, inertials[name])
+        if geometry:
+            element = model.elements[element_of_link[name]]
+            visual, collision, note = shapes_of(element, hebi_meshes,
+                                                meshes.get(element.mesh_file or ''))
+            if note and notes is not None:
+                notes.append(f'{name}: {note}')
+            _geometry(link, 'visual', visual)
+            _geometry(link, 'collision', collision)
+    for name in tree.links[1:]:
+        if name in element_of_link:
+            continue
+        joint = parent_joint[name]           # an end effector or a free output
+        frame = ET.SubElement(root, 'frame', {'name': name, 'attached_to': joint.parent})
+        _pose(frame, joint_origin(model, joint), joint.parent)
+    for joint in tree.joints:
+        if joint.parent == base or joint.child not in element_of_link:
+            continue                          # the root link is posed in the model frame
+        element = None if joint.is_fixed else model.elements[joint.element]
+        spec = None if element is None else joint_spec(element, limits.get(joint.name))
+        node = ET.SubElement(root, 'joint', {'name': joint.name,
+                                             'type': 'fixed' if spec is None else
+                                             ('revolute' if spec.kind != 'prismatic'
+                                              else 'prismatic')})
+        _text(node, 'parent', joint.parent)
+        _text(node, 'child', joint.child)
+        if spec is not None:
+            _joint_axis(node, spec)
+    return sdf
+
+
+def to_sdf(model: RobotModel, robot_name: str = 'hrdf_robot',
+           joint_names: Optional[Sequence[str]] = None, joint_prefix: str = 'J',
+           tree: Optional[FrameTree] = None, position_limits: Optional[Mapping] = None,
+           hebi_meshes: bool = False, geometry: bool = True,
+           mesh_dir: Optional[str] = None) -> str:
+    """Generate an SDFormat 1.9 document for ``model`` (see the module docstring).
+
+    Args:
+        model, robot_name, joint_names, joint_prefix, tree, position_limits, hebi_meshes,
+        geometry, mesh_dir: as :func:`hrdf_ros.export.urdf.to_urdf`.
+
+    Returns:
+        The SDFormat document as a UTF-8 XML string. Every link has its inertial with
+        the physical fill (SDFormat gives a link without one 1 kg); HEBI's exact masses
+        are a URDF option only.
+
+    Raises:
+        ValueError: on invalid or colliding names or invalid limits.
+        hrdf_ros.export.meshes.MeshDownloadError: when a web mesh cannot be downloaded
+            into ``mesh_dir``.
+    """
+    return document(to_sdf_tree(model, robot_name, joint_names, joint_prefix, tree,
+                                position_limits, hebi_meshes, geometry, mesh_dir))

@@ -1,0 +1,224 @@
+"""Shared by the consumer tests (test_consumers_*.py, marker ``consumers``): the robots
+they run on, hebi-py's reference frames, and small adapters for the programs that read
+the URDF/SDF (Drake, MuJoCo, PyBullet, Pinocchio, KDL, urdfdom, SDFormat).
+
+Robots: the 26 kits, both hexapods, the bundled arm, a geared tree with HRDF joints
+(prismatic, negative gear ratios, a base frame, two end effectors) and every file of
+../shared/hrdf/real/ that hrdf_ros and hebi-py load (the others are listed by
+test_consumers_urdf.py::test_real_files_that_do_not_load_are_listed). Missing data
+folders just give fewer robots.
+
+Reference: hebi-py (``hebi.robot_model.import_from_hrdf``): the input frame of every
+element (its URDF link) and every end-effector frame (the ``end_effector`` links) at
+random joint positions. URDF joint values are HEBI positions divided by the gear ratio.
+"""
+import glob
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+import pytest
+
+from hrdf_ros import HrdfError, load, loads
+from hrdf_ros.export.frame_tree import build_frame_tree
+
+from conftest import BUNDLED_ARM, KITS, REPO, hebi_frames, kit_id
+
+REAL_DIR = os.path.join(REPO, '..', 'shared', 'hrdf', 'real')
+HEXAPOD = os.path.join(REPO, 'test', 'data', 'hexapod', 'hexapod.hrdf')
+HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
+GEARED_TREE = ('<robot version="1.5.0" rot="Rx(0.3)*Rz(-0.2)" trans="0.1 -0.2 0.3">'
+               '<rigid-body mass="1.5" com_trans="0.01 0.02 0.03" com_rot="Ry(0.4)">'
+               '<output trans="0.2 0 0"><actuator type="X5-1" tag="yaw"/><joint axis="ty"/>'
+               '<link type="X5" extension="0.3" twist="0.5"/><end-effector/></output>'
+               '<output rot="Rz(1)"><joint axis="rx" gear_ratio="2.5" tag="roll"/>'
+               '<actuator type="X8-9"/><joint axis="tz" gear_ratio="-3"/>'
+               '<end-effector tag="tool"/></output></rigid-body></robot>')
+#: Random configurations per robot and consumer.
+CONFIGURATIONS = 5
+#: Pose tolerance against hebi-py (m, and rotation matrix entries).
+TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Case:
+    """One robot: an HRDF file, or HRDF text (``path`` None)."""
+
+    id: str
+    path: Optional[str] = None
+    text: Optional[str] = None
+
+    def model(self):
+        return load(self.path) if self.path else loads(self.text)
+
+    def hebi(self):
+        from hebi.robot_model import import_from_hrdf, import_from_hrdf_string
+        quiet = {'warning_callback': lambda warnings: None}
+        return (import_from_hrdf(self.path, **quiet) if self.path
+                else import_from_hrdf_string(self.text, **quiet))
+
+
+def real_files():
+    """Every HRDF under ../shared/hrdf/real (flat/ and trees/), sorted."""
+    return sorted(glob.glob(os.path.join(REAL_DIR, 'flat', '*.hrdf'))) + sorted(
+        glob.glob(os.path.join(REAL_DIR, 'trees', '**', '*.hrdf'), recursive=True))
+
+
+def real_id(path):
+    relative = os.path.relpath(path, REAL_DIR)
+    if relative.startswith('flat'):
+        return 'real-' + kit_id(path).split('__')[-1]
+    parts = relative.split(os.sep)
+    return 'tree-' + parts[1].split('_')[-1].split('@')[0] + '-' + kit_id(path)
+
+
+def _loads(path):
+    """True when both hrdf_ros and hebi-py (the reference) load the file."""
+    try:
+        load(path)
+        Case('', path).hebi()
+        return True
+    except (HrdfError, RuntimeError):
+        return False
+
+
+REAL_FILES = real_files()
+REAL_LOADED = [p for p in REAL_FILES if _loads(p)]
+REAL_NOT_LOADED = [p for p in REAL_FILES if p not in REAL_LOADED]
+CASES = ([Case(kit_id(p), p) for p in KITS + [BUNDLED_ARM, HEXAPOD, HEXAPOD_18]]
+         + [Case('geared_tree', text=GEARED_TREE)]
+         + [Case(real_id(p), p) for p in REAL_LOADED])
+assert len({c.id for c in CASES}) == len(CASES), 'case ids must be unique'
+
+
+def parametrize_cases():
+    return pytest.mark.parametrize('case', CASES, ids=[c.id for c in CASES])
+
+
+@dataclass
+class Reference:
+    """hebi-py's frames of a robot at random positions.
+
+    Attributes:
+        model, tree: hrdf_ros's model and frame tree.
+        positions: (N, dof) HEBI joint positions.
+        urdf_values: (N, dof) URDF joint values (positions / gear ratio).
+        poses: {link: (N, 4, 4)} element input frames and end-effector frames.
+        masses: (n_com,) hebi-py's masses, kg.
+    """
+
+    model: object
+    tree: object
+    positions: np.ndarray
+    urdf_values: np.ndarray
+    poses: dict
+    masses: np.ndarray
+    hebi: object
+
+    def values_by_joint(self, k):
+        """{URDF joint name: value} of configuration k."""
+        return dict(zip(self.tree.dof_names, self.urdf_values[k]))
+
+
+def reference(case: Case, seed: int = 7) -> Reference:
+    model = case.model()
+    tree = build_frame_tree(model)
+    hebi = case.hebi()
+    rng = np.random.default_rng(seed)
+    low = np.array([-0.5 if model.elements[e].motion[0] == 't' else -np.pi
+                    for e in model.dof_elements])
+    q = rng.uniform(low, -low, (CONFIGURATIONS, model.dof_count))
+    ratios = np.array([model.elements[e].gear_ratio for e in model.dof_elements])
+    inputs = hebi_frames(hebi, 'input', q)
+    poses = {link: inputs[:, i] for i, link in enumerate(tree.element_links)}
+    if tree.end_effector_links:
+        tips = hebi_frames(hebi, 'end_effector', q)
+        poses.update({link: tips[:, i] for i, link in enumerate(tree.end_effector_links)})
+    return Reference(model, tree, q, q / ratios, poses, np.asarray(hebi.masses, float), hebi)
+
+
+#: Largest pose error per consumer seen in this session (printed at the end of the run).
+WORST = {}
+
+
+def assert_pose(actual, expected, tol=TOL, what='', who=None):
+    """Translation (m) and rotation entries within ``tol``; the error is recorded under
+    ``who`` for the session summary."""
+    if who is not None:
+        WORST[who] = max(WORST.get(who, 0.0), pose_error(actual, expected))
+    np.testing.assert_allclose(np.asarray(actual)[:3, :4], np.asarray(expected)[:3, :4],
+                               atol=tol, rtol=0, err_msg=what)
+
+
+def pose_error(actual, expected) -> float:
+    return float(np.abs(np.asarray(actual)[:3, :4] - np.asarray(expected)[:3, :4]).max())
+
+
+def require_tool(name):
+    """Skip (a consumers-marker skip makes .ci/run fail) when a program is missing."""
+    if shutil.which(name) is None:
+        pytest.skip(f'{name} not installed (make test-consumers installs it)')
+
+
+def ign_sdf(*args, timeout=60):
+    """``ign sdf ARGS`` -> CompletedProcess, stderr without ign's backtrace notice."""
+    require_tool('ign')
+    result = subprocess.run(['ign', 'sdf', *args], capture_output=True, text=True,
+                            timeout=timeout)
+    result.stderr = '\n'.join(line for line in result.stderr.splitlines()
+                              if 'backward' not in line)
+    return result
+
+
+def quaternion_xyzw_matrix(q):
+    x, y, z, w = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def transform(rotation, translation):
+    out = np.eye(4)
+    out[:3, :3] = rotation
+    out[:3, 3] = translation
+    return out
+
+
+
+#: A valid mesh (a tetrahedron, 0.1 m) standing in for downloaded web meshes.
+TETRAHEDRON_OBJ = ('v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\n'
+                   'f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n')
+
+
+def seed_mesh_dir(model, folder):
+    """Put a stand-in copy of every web mesh of ``model`` where ``mesh_dir`` looks for it,
+    so an export with ``mesh_dir=folder`` needs no network (the download itself is
+    tested against a local HTTP server in test_meshes.py). Returns the number seeded."""
+    from hrdf_ros.export.meshes import local_name
+    count = 0
+    for element in model.elements:
+        url = element.mesh_file or ''
+        if url.startswith(('http://', 'https://')):
+            path = os.path.join(folder, local_name(url))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, 'w') as handle:
+                handle.write(TETRAHEDRON_OBJ)
+            count += 1
+    return count
+
+
+def write_urdf(ref, folder, local_meshes=False, **options):
+    """Write the URDF of ``ref.model`` into ``folder``; with ``local_meshes``, web meshes
+    are referenced as (seeded) local copies, as ``hrdf urdf --mesh-dir`` does.
+    Returns the file path."""
+    from hrdf_ros import to_urdf
+    folder = str(folder)
+    if local_meshes and seed_mesh_dir(ref.model, os.path.join(folder, 'meshes')):
+        options['mesh_dir'] = os.path.join(folder, 'meshes')
+    path = os.path.join(folder, 'robot.urdf')
+    with open(path, 'w', encoding='utf-8') as handle:
+        handle.write(to_urdf(ref.model, 'robot', tree=ref.tree, **options))
+    return path
