@@ -1,0 +1,34 @@
+"""``hrdf``: command-line access to hrdf_ros without ROS.
+
+Subcommands (each takes ``--strict``: spec deviations hebi-py accepts, such as a
+negative joint axis, are errors instead of warnings; :mod:`hrdf_ros.hrdf.leniency`):
+    hrdf validate FILE... [--json]   exit 0 valid (warnings allowed), 1 invalid, 2 usage/IO;
+                                     --json: one {"file", "valid", "errors", "warnings"}
+                                     object per line (each diagnostic with its "code")
+    hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P] [--xacro] [--limits YAML]
+              [--hebi-meshes] [--exact-masses] [--mesh-dir DIR]
+                                     the physical fill and replaced meshes are reported
+                                     on stderr as warnings
+    hrdf sdf FILE [-o OUT] [--name N] [--joint-prefix P] [--limits YAML] [--hebi-meshes]
+             [--mesh-dir DIR]        SDFormat 1.9 (hrdf_ros.export.sdf)
+    hrdf fk FILE [--positions "q1 q2 ..."] [--frame-type T] [--json]
+    hrdf jacobian FILE [--positions "q1 q2 ..."] [--frame-type T] [--json]
+    hrdf info FILE [--json]          dof, joint names, frame counts, total mass (kg), the
+                                     URDF's physical fill and the element tree (a chain
+                                     per output of branching elements)
+    hrdf moveit FILE -o DIR [--name N] [--joint-prefix P]
+                                     MoveIt 2 config (URDF, SRDF, kinematics, joint limits,
+                                     controllers; hrdf_ros.export.moveit) in DIR; prints the paths
+
+Positions are in rad (m for prismatic joints), in HEBI joint order; default all zeros
+(a robot without degrees of freedom needs none). Frames are 4x4 homogeneous transforms
+in the robot's reference frame (base frame applied), row major. Jacobians are 6 x dof,
+rows [vx vy vz wx wy wz] in the reference frame (m/s, rad/s per unit joint velocity).
+
+Exit codes: 0 success; 1 invalid HRDF (every located diagnostic on stderr); 2 usage or
+I/O problem (bad arguments, unreadable or unwritable files, a closed output pipe), one
+line on stderr; 130 interrupted. No Python traceback is ever printed.
+"""
+from .main import build_parser, main
+
+__all__ = ['build_parser', 'main']

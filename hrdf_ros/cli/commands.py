@@ -1,0 +1,117 @@
+"""The ``hrdf`` subcommands that validate, compute and write: validate, urdf/sdf, fk,
+jacobian, moveit.
+
+In: parsed arguments. Out: text on stdout (documents, matrices, JSON), diagnostics and
+notes on stderr, and the exit code (:mod:`.common`).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from ..export.frame_tree import build_frame_tree
+from ..export.limits import read_limits
+from ..export.meshes import MeshDownloadError
+from ..export.sdf import to_sdf
+from ..export.urdf import to_urdf, to_xacro, urdf_notes
+from ..hrdf.validation import validate_file
+from ..kinematics import Kinematics
+from .common import (EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError, io_error,
+                     load_or_report, note, parse_positions, robot_name)
+
+
+def cmd_validate(args) -> int:
+    worst = EXIT_OK
+    for path in args.files:
+        report = validate_file(path, strict=args.strict)
+        if not report.valid:
+            worst = max(worst, EXIT_USAGE if io_error(report.errors) else EXIT_INVALID)
+        if args.json:
+            print(json.dumps({'file': path, **report.to_dict()}))
+        else:
+            for d in report.errors + report.warnings:
+                print(d, file=sys.stderr)
+            print(f'{path}: {"valid" if report.valid else "invalid"}')
+    return worst
+
+
+def cmd_export(args) -> int:
+    """``hrdf urdf`` and ``hrdf sdf``: the document on stdout or in ``-o``; what the
+    export added or replaced (physical fill, missing meshes) as warnings on stderr."""
+    model, code = load_or_report(args)
+    if model is None:
+        return code
+    name = robot_name(args)
+    options = dict(joint_prefix=args.joint_prefix, hebi_meshes=args.hebi_meshes,
+                   mesh_dir=args.mesh_dir)
+    exact = getattr(args, 'exact_masses', False)
+    try:
+        options['position_limits'] = read_limits(args.limits) if args.limits else None
+        if args.command == 'sdf':
+            text = to_sdf(model, name, **options)
+        else:
+            write = to_xacro if args.xacro else to_urdf
+            text = write(model, name, exact_masses=exact, **options)
+        notes = urdf_notes(model, build_frame_tree(model, joint_prefix=args.joint_prefix),
+                           exact_masses=exact)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    except MeshDownloadError as exc:
+        raise UsageError(f'--mesh-dir: {exc}') from None
+    if args.output and args.output != '-':
+        with open(args.output, 'w', encoding='utf-8') as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    for text in notes:  # after the document: a write that fails reports only that
+        hint = ' (HEBI\'s masses: --exact-masses)' if text.startswith('physical fill') \
+            and args.command == 'urdf' else ''
+        print(f'hrdf: warning: {text}{hint}', file=sys.stderr)
+    return EXIT_OK
+
+
+def matrices_command(method: str, json_key: str):
+    """A subcommand printing one matrix per frame: ``Kinematics.<method>(frame_type, q)``."""
+    def run(args) -> int:
+        model, code = load_or_report(args)
+        if model is None:
+            return code
+        q = parse_positions(args.positions, model.dof_count)
+        matrices = getattr(Kinematics(model), method)(args.frame_type, q)
+        if args.json:
+            print(json.dumps({'frame_type': args.frame_type, json_key: matrices.tolist()}))
+            return EXIT_OK
+        if not len(matrices):
+            note(f'the robot has no {args.frame_type} frames')
+        for k, matrix in enumerate(matrices):
+            if not matrix.shape[1]:
+                print(f'{args.frame_type}[{k}]: 6 x 0 (the robot has no degrees of freedom)')
+                continue
+            print(f'{args.frame_type}[{k}]')
+            for row in matrix:
+                print('  ' + ' '.join(f'{v: .9f}' for v in row))
+        return EXIT_OK
+    return run
+
+
+cmd_fk = matrices_command('frames', 'frames')
+cmd_jacobian = matrices_command('jacobians', 'jacobians')
+
+
+def cmd_moveit(args) -> int:
+    # imported here: only this subcommand needs PyYAML
+    from ..export.moveit import write_moveit_config
+    model, code = load_or_report(args)
+    if model is None:
+        return code
+    name = robot_name(args)
+    try:
+        paths = write_moveit_config(model, args.output, name, joint_prefix=args.joint_prefix)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    for path in paths:
+        print(path)
+    if not model.dof_count:
+        note('the robot has no degrees of freedom: the MoveIt configuration has no '
+              'planning group (nothing to plan for)')
+    return EXIT_OK

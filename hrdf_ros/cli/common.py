@@ -1,0 +1,75 @@
+"""What every ``hrdf`` subcommand shares: exit codes, usage errors, loading with diagnostics.
+
+In: parsed arguments (a file, ``--strict``, ``--positions``). Out: the robot model with
+its warnings printed on stderr, or an exit code; one-line usage errors; positions as a
+(dof,) array (rad, m for prismatic joints).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Optional
+
+import numpy as np
+
+from ..hrdf.diagnostics import HrdfError
+from ..hrdf.reader import load
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """Bad arguments or an unusable input/output file: exit 2 with one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``hrdf fk: error: ...``), not the usage
+    text, and raises instead of exiting."""
+
+    def error(self, message):
+        raise UsageError(f'{message} (see "{self.prog} --help")')
+
+
+def io_error(diagnostics) -> bool:
+    """True when the errors are about reading the file itself (line 0, no element)."""
+    errors = [d for d in diagnostics if d.severity == 'error']
+    return bool(errors) and all(d.line == 0 and d.element is None for d in errors)
+
+
+def note(text: str) -> None:
+    print(f'hrdf: note: {text}', file=sys.stderr)
+
+
+def load_or_report(args):
+    """The model of ``args.file`` (warnings printed), or ``(None, exit code)``."""
+    path = args.file
+    try:
+        model = load(path, strict=args.strict)
+    except HrdfError as exc:
+        for d in exc.diagnostics:
+            print(d, file=sys.stderr)
+        return None, (EXIT_USAGE if io_error(exc.diagnostics) else EXIT_INVALID)
+    for w in model.warnings:
+        print(w, file=sys.stderr)
+    return model, EXIT_OK
+
+
+def robot_name(args) -> str:
+    """``--name``, else the HRDF file name without extension."""
+    return args.name or os.path.splitext(os.path.basename(args.file))[0]
+
+
+def parse_positions(text: Optional[str], dof: int) -> np.ndarray:
+    if text is None:
+        return np.zeros(dof)
+    try:
+        values = [float(v) for v in text.replace(',', ' ').split()]
+    except ValueError:
+        raise UsageError(f'--positions must be numbers, got "{text}"') from None
+    if len(values) != dof:
+        raise UsageError(f'--positions has {len(values)} values; the robot has {dof} DoF')
+    q = np.array(values)
+    if not np.all(np.isfinite(q)):
+        raise UsageError('--positions must be finite')
+    return q

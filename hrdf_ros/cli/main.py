@@ -1,0 +1,122 @@
+"""The ``hrdf`` command line: argument parsing and the guard that turns every failure
+into an exit code and one line on stderr.
+
+In: ``argv``. Out: the exit code of the subcommand (:mod:`.commands`, :mod:`.info`);
+0 ok, 1 invalid HRDF, 2 usage or I/O problem, 130 interrupted. Never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import List, Optional
+
+from ..hrdf.leniency import DEVIATIONS
+from ..kinematics import FRAME_TYPES
+from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_moveit, cmd_validate
+from .common import (EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser,
+                     UsageError)
+from .info import cmd_info
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of the ``hrdf`` command."""
+    parser = Parser(prog='hrdf', description='HEBI HRDF tools (hrdf_ros)')
+    sub = parser.add_subparsers(dest='command', required=True)
+    strict_help = ('spec deviations hebi-py accepts are errors, not warnings (codes: '
+                   + ', '.join(DEVIATIONS) + ')')
+    p = sub.add_parser('validate', help='check HRDF files')
+    p.add_argument('files', nargs='+', metavar='FILE')
+    p.add_argument('--json', action='store_true', help='one JSON report per file')
+    p.set_defaults(run=cmd_validate)
+    for command, help_text in (('urdf', 'write the URDF of an HRDF file'),
+                               ('sdf', 'write an SDFormat 1.9 model of an HRDF file')):
+        p = sub.add_parser(command, help=help_text)
+        p.add_argument('file', metavar='FILE')
+        p.add_argument('-o', '--output', help='output file (default: stdout)')
+        p.add_argument('--name', help='robot/model name (default: file name)')
+        p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+        if command == 'urdf':
+            p.add_argument('--xacro', action='store_true',
+                           help='write a xacro macro (prefix, parent, xyz, rpy) instead')
+            p.add_argument('--exact-masses', action='store_true',
+                           help="HEBI's masses only, without the physical fill that "
+                                'simulators need on massless moving bodies')
+        p.add_argument('--limits', metavar='YAML',
+                       help='joint limits, a YAML mapping joint: [lower, upper] or '
+                            '{lower, upper, velocity, effort}')
+        p.add_argument('--hebi-meshes', action='store_true',
+                       help='actuator meshes from package://hebi_description')
+        p.add_argument('--mesh-dir', metavar='DIR',
+                       help='download web meshes once into DIR and reference the copies')
+        p.set_defaults(run=cmd_export)
+    for name, run, help_text in (
+            ('fk', cmd_fk, 'forward kinematics'),
+            ('jacobian', cmd_jacobian, 'geometric Jacobians (rows vx vy vz wx wy wz)')):
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument('file', metavar='FILE')
+        p.add_argument('--positions',
+                       help='joint positions "q1 q2 ..." (rad / m); default zeros')
+        p.add_argument('--frame-type', default='end_effector', choices=FRAME_TYPES)
+        p.add_argument('--json', action='store_true')
+        p.set_defaults(run=run)
+    p = sub.add_parser('info', help='summary of a robot')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--json', action='store_true')
+    p.set_defaults(run=cmd_info)
+    p = sub.add_parser('moveit', help='write a MoveIt 2 configuration of an HRDF file')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('-o', '--output', required=True, metavar='DIR', help='output folder')
+    p.add_argument('--name', help='robot name and file stem (default: file name)')
+    p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+    p.set_defaults(run=cmd_moveit)
+    for p in sub.choices.values():
+        p.add_argument('--strict', action='store_true', help=strict_help)
+    return parser
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return f'{exc.filename}: {exc.strerror}'
+    return ' '.join(str(exc).split()) or type(exc).__name__
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe: send what is still buffered for stdout nowhere, so the
+    interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a file (e.g. captured): nothing to flush later
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Entry point of ``hrdf``; returns the exit code: 0 ok, 1 invalid HRDF, 2 usage or
+    I/O problem (one line on stderr), 130 interrupted. Never raises (SystemExit from
+    ``--help`` aside, handled here too) and never prints a traceback."""
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help
+            return EXIT_USAGE if exc.code else EXIT_OK
+        code = args.run(args)
+        sys.stdout.flush()
+        return code
+    except UsageError as exc:
+        print(f'hrdf: error: {_one_line(exc)}', file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        _silence_stdout()
+        print('hrdf: error: output closed (broken pipe)', file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f'hrdf: error: {_one_line(exc)}', file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print('hrdf: interrupted', file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - a bug must still not show a traceback
+        print(f'hrdf: internal error ({type(exc).__name__}: {_one_line(exc)}); please '
+              'report it with the input', file=sys.stderr)
+        return EXIT_INVALID
