@@ -122,6 +122,16 @@ class Reference:
         """{URDF joint name: value} of configuration k."""
         return dict(zip(self.tree.dof_names, self.urdf_values[k]))
 
+    def hebi_gravity_torques(self, k, gravity):
+        """hebi-py's gravity compensation efforts at configuration k as URDF joint
+        torques (N m, or N): times the gear ratio (the same power), and with the sign of
+        negative-axis joints corrected: hebi-py 2.16.1 computes them with its Jacobian,
+        whose columns for ``axis="-rz"`` and the like have the wrong sign (pinned in
+        test_real_files.py)."""
+        elements = [self.model.elements[e] for e in self.model.dof_elements]
+        scale = np.array([e.gear_ratio * e.axis_sign for e in elements])
+        return self.hebi.get_grav_comp_efforts(self.positions[k], gravity) * scale
+
 
 def reference(case: Case, seed: int = 7) -> Reference:
     model = case.model()

@@ -252,7 +252,6 @@ def test_pinocchio(case, tmp_path, capfd):
     check_total_mass(total(model), ref)
     assert total(exact) == pytest.approx(float(ref.masses.sum()), abs=1e-12)
     frames = {link: model.getFrameId(link, pin.FrameType.BODY) for link in ref.poses}
-    ratios = ref.positions[0] / ref.urdf_values[0] if ref.model.dof_count else []
     for k in range(len(ref.positions)):
         q = _pinocchio_q(pin, model, ref.values_by_joint(k))
         pin.framesForwardKinematics(model, data, q)
@@ -270,8 +269,8 @@ def test_pinocchio(case, tmp_path, capfd):
         # gear ratio, the same power)
         tau = pin.computeGeneralizedGravity(exact, exact_data, q)
         order = [exact.joints[exact.getJointId(n)].idx_v for n in ref.tree.dof_names]
-        hebi_tau = ref.hebi.get_grav_comp_efforts(ref.positions[k], GRAVITY)
-        np.testing.assert_allclose(tau[order], hebi_tau * ratios, atol=1e-9, rtol=0)
+        np.testing.assert_allclose(tau[order], ref.hebi_gravity_torques(k, GRAVITY),
+                                   atol=1e-9, rtol=0)
 
 
 # -- KDL (kdl_parser's tree, Debian python3-pykdl) ----------------------------------------
@@ -380,7 +379,6 @@ def test_kdl(case, tmp_path):
     leaves = [link for link in ref.tree.links
               if not any(j.parent == link for j in ref.tree.joints)]
     serial = len(leaves) == 1
-    ratios = ref.positions[0] / ref.urdf_values[0] if ref.model.dof_count else []
     for k in range(len(ref.positions)):
         values = ref.values_by_joint(k)
         for link in ref.poses:
@@ -401,10 +399,10 @@ def test_kdl(case, tmp_path):
         torques = kdl.JntArray(len(names))
         exact_chain = exact_tree.getChain('base_link', leaves[0])
         kdl.ChainDynParam(exact_chain, gravity).JntToGravity(q, torques)
-        hebi_tau = ref.hebi.get_grav_comp_efforts(ref.positions[k], GRAVITY)
         order = [ref.tree.dof_names.index(n) for n in names]
         np.testing.assert_allclose([torques[i] for i in range(len(names))],
-                                   (hebi_tau * ratios)[order], atol=1e-9, rtol=0)
+                                   ref.hebi_gravity_torques(k, GRAVITY)[order], atol=1e-9,
+                                   rtol=0)
 
 
 # -- urdfdom check_urdf ----------------------------------------------------------------
