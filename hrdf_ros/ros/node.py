@@ -1,9 +1,11 @@
 """``hrdf_ros_node``: HRDF -> ``robot_description`` + TF from ``joint_states``.
 
 Behaves like robot_state_publisher, but reads an HRDF file and computes every transform
-with hrdf_ros's own kinematics (:class:`hrdf_ros.Kinematics`).
+with hrdf_ros's own kinematics (:class:`hrdf_ros.Kinematics`). Parameters and topics
+that robot_state_publisher also has mean the same here (README.md compares the two).
 
-Parameters (all read-only after start except ``hrdf_file``):
+Parameters (read-only after start except ``hrdf_file``, ``publish_frequency`` and
+``ignore_timestamp``):
     hrdf_file (string, required): path of the HRDF file. Setting it at run time reloads:
         the new file is validated and prepared completely; on success
         robot_description, /tf_static and the kinematics switch over together, on
@@ -11,9 +13,18 @@ Parameters (all read-only after start except ``hrdf_file``):
     robot_name (string): URDF robot name; default: the file name without extension.
     frame_prefix (string): prepended to every TF frame id (e.g. ``left/``); the URDF is
         unchanged, as with robot_state_publisher.
-    publish_frequency (double, Hz, default 20.0): rate at which the latest moving
-        transforms are re-published, stamped with the current time; 0 publishes only on
-        ``joint_states``.
+    publish_frequency (double, Hz, 0..1000, default 20.0): robot_state_publisher's
+        limit on /tf in joint_states stamp time: an accepted message's transforms are
+        published only if its stamp is at least ``1000 / publish_frequency`` ms (whole
+        ms) after the stamp last published; the others only update the joint state.
+        0: every accepted message (robot_state_publisher leaves 0 undefined).
+    ignore_timestamp (bool, default false): robot_state_publisher's "publish every
+        message": no ``publish_frequency`` limit, and a stamp older than the newest
+        accepted one is accepted (by default it is dropped as out of order;
+        robot_state_publisher never publishes it either).
+    republish_frequency (double, Hz, default 0): re-publish the latest moving transforms
+        at this rate, stamped with the current time (0: never; robot_state_publisher has
+        no such timer).
     joint_prefix (string, default ``J``): generated joint names are ``J1, J2, ...``.
     joint_names (string array): explicit joint names, in HEBI joint order (default: an
         element's HRDF ``tag``, else ``J1, J2, ...``).
@@ -23,8 +34,6 @@ Parameters (all read-only after start except ``hrdf_file``):
         (``package://hebi_description/...``).
     missing_joints (string, ``last`` or ``zero``, default ``last``): the position of a
         joint absent from a joint_states message.
-    ignore_timestamp (bool, default false): accept joint_states whose stamp is older
-        than the newest accepted one (by default they are dropped as out of order).
     strict (bool, default false): spec deviations hebi-py accepts (a negative joint
         axis, ...; :mod:`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in
         ~/load_hrdf and ~/validate_hrdf; by default they are logged warnings.
@@ -35,7 +44,8 @@ Topics:
     joint_states (sensor_msgs/JointState, subscribed, best effort, depth 100): positions
         by joint name (rad, m).
     /tf (tf2_msgs/TFMessage, reliable, depth 100): moving joints, stamped with the
-        joint_states stamp (or now, when that stamp is zero).
+        joint_states stamp (or the time of arrival, when that stamp is zero), at most
+        ``publish_frequency`` in stamp time.
     /tf_static (tf2_msgs/TFMessage, reliable, transient local): fixed joints, once per
         model.
 
@@ -87,7 +97,7 @@ from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModel
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
 from .model_services import diagnostic_msg, model_status, validate
-from .parameters import StartupError, declare_parameters
+from .parameters import StartupError, declare_parameters, throttle_interval_ns
 from .services import KinematicsQueries
 from .tf_messages import TransformMessages
 
@@ -100,6 +110,10 @@ TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 # absorbs bursts at kHz rates.
 JOINT_STATES_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
 WARN_PERIOD_S = 5.0
+#: "no /tf published yet": any stamp passes the publish_frequency limit.
+NEVER_NS = -(1 << 62)
+#: Parameters that change how joint_states are published, settable at run time.
+PUBLISH_PARAMETERS = ('publish_frequency', 'ignore_timestamp')
 SUMMARY_PERIOD_S = 10.0
 
 
@@ -118,6 +132,11 @@ class HrdfStatePublisher(Node):
         self.missing_joints = params.missing_joints
         self.ignore_timestamp = params.ignore_timestamp
         self.strict = params.strict
+        # publish_frequency as robot_state_publisher: a message's /tf is published when
+        # its stamp reaches _next_publish_ns (one comparison on the hot path).
+        self._throttle_ns = throttle_interval_ns(params.publish_frequency,
+                                                 params.ignore_timestamp)
+        self._last_published_ns = self._next_publish_ns = NEVER_NS
         try:
             robot = load_robot(self.naming, path=params.hrdf_file, strict=self.strict)
         except LoadError as exc:
@@ -143,8 +162,8 @@ class HrdfStatePublisher(Node):
         self.create_service(GetJacobian, '~/get_jacobian', self._on_jacobian)
         self.create_service(LoadHrdf, '~/load_hrdf', self._on_load_hrdf)
         self.create_service(ValidateHrdf, '~/validate_hrdf', self._on_validate_hrdf)
-        if params.publish_frequency > 0.0:
-            self.create_timer(1.0 / params.publish_frequency, self._on_timer)
+        if params.republish_frequency > 0.0:
+            self.create_timer(1.0 / params.republish_frequency, self._on_timer)
         self.create_timer(SUMMARY_PERIOD_S, self._log_rejected_summary)
 
     # -- model switching ---------------------------------------------------------------
@@ -210,6 +229,18 @@ class HrdfStatePublisher(Node):
         pending, self._pending = self._pending, None
         if pending is not None:
             self._switch_to(pending)
+        if any(p.name in PUBLISH_PARAMETERS for p in parameters):
+            self._apply_publish_parameters()
+
+    def _apply_publish_parameters(self) -> None:
+        """Take a run-time change of ``publish_frequency``/``ignore_timestamp`` (rclpy has
+        checked the type and the 0..1000 Hz range)."""
+        self.ignore_timestamp = self.get_parameter('ignore_timestamp').value
+        self.input.ignore_timestamp = self.ignore_timestamp
+        self._throttle_ns = throttle_interval_ns(
+            self.get_parameter('publish_frequency').value, self.ignore_timestamp)
+        self._next_publish_ns = (self._last_published_ns + self._throttle_ns
+                                 if self._throttle_ns else NEVER_NS)
 
     def _report_load_failure(self, exc: LoadError) -> None:
         self.get_logger().error(f'HRDF not loaded, keeping robot "{self.robot.name}" from '
@@ -262,8 +293,13 @@ class HrdfStatePublisher(Node):
                                           throttle_duration_sec=WARN_PERIOD_S)
             return
         if stamp_ns == 0:
-            stamp = self.get_clock().now().to_msg()
+            now = self.get_clock().now()
+            stamp, stamp_ns = now.to_msg(), now.nanoseconds
         self._stamp = stamp
+        if stamp_ns < self._next_publish_ns:
+            return  # publish_frequency: the joint state is updated, /tf waits
+        self._last_published_ns = stamp_ns
+        self._next_publish_ns = stamp_ns + self._throttle_ns if self._throttle_ns else NEVER_NS
         self._publish_moving(stamp)
 
     def _log_rejected_summary(self):
