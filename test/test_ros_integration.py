@@ -54,7 +54,7 @@ def test_tf_from_joint_states_matches_hebi(path, probe, hebi_import):
 
 
 def test_frame_prefix_and_sigint(probe):
-    process = run_node(BUNDLED_ARM, frame_prefix='left/', publish_frequency=50.0)
+    process = run_node(BUNDLED_ARM, frame_prefix='left/', republish_frequency=50.0)
     try:
         assert probe.wait_for_node()
         assert probe.spin_until(lambda: 'left/end_effector' in probe.buffer, 30.0)
@@ -62,7 +62,7 @@ def test_frame_prefix_and_sigint(probe):
         names = build_frame_tree(model).dof_names
         q = np.full(model.dof_count, 0.25)
         probe.publish_positions(names, q)
-        # the timer re-publishes the latest positions at 50 Hz with fresh stamps
+        # republish_frequency: the latest positions again at 50 Hz with fresh stamps
         count = len(probe.tf_messages)
         assert probe.spin_until(lambda: len(probe.tf_messages) >= count + 5, 10.0)
         frames = {t.child_frame_id for t in probe.tf_messages[-1].transforms}
