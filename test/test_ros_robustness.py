@@ -348,3 +348,43 @@ def test_geared_joints_joint_states_are_urdf_values(probe, tmp_path, hebi_import
         np.testing.assert_allclose(node_positions(probe), hebi_positions, atol=1e-15)
     finally:
         stop(process)
+
+
+def test_time_going_backwards_and_qos_overrides(probe):
+    """As robot_state_publisher: when time goes backwards (use_sim_time, a bag replayed
+    from its start), the stamps seen so far are forgotten, so joint_states are accepted
+    and published again; qos_overrides.* parameters set the QoS at start."""
+    from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+    from rosgraph_msgs.msg import Clock
+    process = run_node(BUNDLED_ARM, use_sim_time=True, publish_frequency=20.0, **{
+        'qos_overrides./joint_states.subscription.reliability': 'reliable',
+        'qos_overrides./tf.publisher.durability': 'transient_local'})
+    clock = probe.create_publisher(Clock, '/clock', 10)
+    try:
+        assert probe.wait_for_node()
+        [sub] = [i for i in probe.get_subscriptions_info_by_topic('/joint_states')
+                 if i.node_name == 'hrdf_ros_node']
+        assert sub.qos_profile.reliability == ReliabilityPolicy.RELIABLE
+        [pub] = [i for i in probe.get_publishers_info_by_topic('/tf')
+                 if i.node_name == 'hrdf_ros_node']
+        assert pub.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+        assert probe.spin_until(lambda: clock.get_subscription_count() > 0, 10.0)
+        feed = Feed(probe, start=100.0)
+        clock.publish(Clock(clock=stamp_at(100.0)))
+        feed.good(NAMES, np.full(6, 0.1))
+        clock.publish(Clock(clock=stamp_at(200.0)))
+        feed.good(NAMES, np.full(6, 0.2), stamp=stamp_at(200.0))
+        clock.publish(Clock(clock=stamp_at(50.0)))               # back in time
+        stamp, published = 50.0, False
+        for _ in range(20):                                      # until the jump is seen
+            stamp += 0.1
+            probe.publish_positions(NAMES, np.full(6, 0.3), stamp_at(stamp))
+            if probe.spin_until(lambda: probe.has_tf_stamped(stamp_at(stamp)), 0.5):
+                published = True
+                break
+        assert published, 'joint_states after the clock went back were not published'
+        np.testing.assert_array_equal(node_positions(probe), np.full(6, 0.3))
+    finally:
+        probe.destroy_publisher(clock)
+        err = stop(process)
+    assert 'Moved backwards in time' in err

@@ -13,18 +13,13 @@ Parameters (read-only after start except ``hrdf_file``, ``publish_frequency`` an
     robot_name (string): URDF robot name; default: the file name without extension.
     frame_prefix (string): prepended to every TF frame id (e.g. ``left/``); the URDF is
         unchanged, as with robot_state_publisher.
-    publish_frequency (double, Hz, 0..1000, default 20.0): robot_state_publisher's
-        limit on /tf in joint_states stamp time: an accepted message's transforms are
-        published only if its stamp is at least ``1000 / publish_frequency`` ms (whole
-        ms) after the stamp last published; the others only update the joint state.
-        0: every accepted message (robot_state_publisher leaves 0 undefined).
-    ignore_timestamp (bool, default false): robot_state_publisher's "publish every
-        message": no ``publish_frequency`` limit, and a stamp older than the newest
-        accepted one is accepted (by default it is dropped as out of order;
-        robot_state_publisher never publishes it either).
+    publish_frequency (double, Hz, 0..1000, default 20.0), ignore_timestamp (bool, default
+        false): as robot_state_publisher (:mod:`.parameters`): /tf at most once per
+        1000/publish_frequency ms of joint_states stamp time (0: every message; the
+        others only update the joint state); ignore_timestamp: every message, also
+        out-of-order stamps (by default dropped, never published by either node).
     republish_frequency (double, Hz, default 0): re-publish the latest moving transforms
-        at this rate, stamped with the current time (0: never; robot_state_publisher has
-        no such timer).
+        stamped now (0: never; robot_state_publisher has no such timer).
     joint_prefix (string, default ``J``): generated joint names are ``J1, J2, ...``.
     joint_names (string array): explicit joint names, in HEBI joint order (default: an
         element's HRDF ``tag``, else ``J1, J2, ...``).
@@ -39,15 +34,12 @@ Parameters (read-only after start except ``hrdf_file``, ``publish_frequency`` an
         ~/load_hrdf and ~/validate_hrdf; by default they are logged warnings.
     robot_description (string, generated): the URDF; only the node sets it.
 
-Topics:
-    robot_description (std_msgs/String, reliable, transient local, depth 1): the URDF.
-    joint_states (sensor_msgs/JointState, subscribed, best effort, depth 100): positions
-        by joint name (rad, m).
-    /tf (tf2_msgs/TFMessage, reliable, depth 100): moving joints, stamped with the
-        joint_states stamp (or the time of arrival, when that stamp is zero), at most
-        ``publish_frequency`` in stamp time.
-    /tf_static (tf2_msgs/TFMessage, reliable, transient local): fixed joints, once per
-        model.
+Topics (QoS as robot_state_publisher, same ``qos_overrides.*`` parameters: :mod:`.qos`):
+    robot_description (std_msgs/String, latched): the URDF.
+    joint_states (sensor_msgs/JointState, subscribed): positions by joint name (rad, m).
+    /tf (tf2_msgs/TFMessage): moving joints, stamped with the joint_states stamp (or the
+        time of arrival, when that stamp is zero), at most ``publish_frequency``.
+    /tf_static (tf2_msgs/TFMessage, latched): fixed joints, once per model.
 
 Services (hrdf_ros_interfaces/srv, in the node's private namespace):
     ~/get_model_status (GetModelStatus): the loaded model: file, name, DoF, joint names,
@@ -81,10 +73,11 @@ from typing import List, Optional
 import numpy as np
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.clock import ClockChange, JumpThreshold
+from rclpy.duration import Duration
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
@@ -98,17 +91,11 @@ from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
 from .model_services import diagnostic_msg, model_status, validate
 from .parameters import StartupError, declare_parameters, throttle_interval_ns
+from .qos import (JOINT_STATES_OVERRIDES, JOINT_STATES_QOS, LATCHED_QOS, TF_OVERRIDES,
+                  TF_QOS, TF_STATIC_OVERRIDES)
 from .services import KinematicsQueries
 from .tf_messages import TransformMessages
 
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-# Best effort, as robot_state_publisher's joint_states subscription (SensorDataQoS): it
-# matches both reliable and best-effort publishers (drivers often use the latter); a
-# reliable subscription would not match best-effort publishers at all. Depth 100
-# absorbs bursts at kHz rates.
-JOINT_STATES_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
 WARN_PERIOD_S = 5.0
 #: "no /tf published yet": any stamp passes the publish_frequency limit.
 NEVER_NS = -(1 << 62)
@@ -149,13 +136,20 @@ class HrdfStatePublisher(Node):
         self._summary_reported = None
 
         self._description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
-        self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
-        self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
+        self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS,
+                                             qos_overriding_options=TF_OVERRIDES)
+        self._tf_static_pub = self.create_publisher(
+            TFMessage, '/tf_static', LATCHED_QOS, qos_overriding_options=TF_STATIC_OVERRIDES)
         self._switch_to(robot)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
         self.create_subscription(JointState, 'joint_states', self._on_joint_states,
-                                 JOINT_STATES_QOS)
+                                 JOINT_STATES_QOS, qos_overriding_options=JOINT_STATES_OVERRIDES)
+        # robot_state_publisher forgets its publish stamps when time goes backwards (a
+        # replayed bag starting over, with use_sim_time); so does this node.
+        self._time_jump = self.get_clock().create_jump_callback(
+            JumpThreshold(min_forward=None, min_backward=Duration(nanoseconds=-1)),
+            post_callback=self._on_time_jump)
         self.create_service(GetModelStatus, '~/get_model_status', self._on_model_status)
         self.create_service(GetForwardKinematics, '~/get_forward_kinematics',
                             self._on_forward_kinematics)
@@ -233,8 +227,7 @@ class HrdfStatePublisher(Node):
             self._apply_publish_parameters()
 
     def _apply_publish_parameters(self) -> None:
-        """Take a run-time change of ``publish_frequency``/``ignore_timestamp`` (rclpy has
-        checked the type and the 0..1000 Hz range)."""
+        """A run-time ``publish_frequency``/``ignore_timestamp`` (type, range: rclpy)."""
         self.ignore_timestamp = self.get_parameter('ignore_timestamp').value
         self.input.ignore_timestamp = self.ignore_timestamp
         self._throttle_ns = throttle_interval_ns(
@@ -301,6 +294,14 @@ class HrdfStatePublisher(Node):
         self._last_published_ns = stamp_ns
         self._next_publish_ns = stamp_ns + self._throttle_ns if self._throttle_ns else NEVER_NS
         self._publish_moving(stamp)
+
+    def _on_time_jump(self, jump) -> None:
+        """Time went backwards or changed type: forget the stamps of the old time line."""
+        if jump.clock_change == ClockChange.ROS_TIME_NO_CHANGE:
+            self.get_logger().warning('Moved backwards in time, re-publishing joint '
+                                      'transforms')
+        self._last_published_ns = self._next_publish_ns = NEVER_NS
+        self.input.last_stamp_ns = -1
 
     def _log_rejected_summary(self):
         counts = dict(self.input.rejected)
