@@ -92,11 +92,12 @@ def run(command: str, timeout: float = 30.0, cwd: Optional[str] = None) -> Resul
     return Result(args, process.returncode, output)
 
 
-def run_all(commands, timeout: float = 60.0, workers: int = 4) -> List[Result]:
+def run_all(commands, timeout: float = 60.0, cwd: Optional[str] = None,
+            workers: int = 4) -> List[Result]:
     """:func:`run` for independent commands, a few at a time (most of a CLI call is
     waiting for discovery); results in the order of ``commands``."""
     with ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(lambda c: run(c, timeout=timeout), commands))
+        return list(pool.map(lambda c: run(c, timeout=timeout, cwd=cwd), commands))
 
 
 def start(command: str, cwd: Optional[str] = None) -> subprocess.Popen:
@@ -226,11 +227,6 @@ class Background:
         self._log.close()
 
 
-def Launch(arguments: str, cwd: Optional[str] = None, prefixes=()) -> Background:
-    """``ros2 launch <arguments>`` in the background."""
-    return Background(f'ros2 launch {arguments}', cwd=cwd, prefixes=prefixes)
-
-
 # -- outputs -------------------------------------------------------------------------
 
 def echoed(output: str) -> List[dict]:
@@ -296,41 +292,120 @@ def wait_until(predicate, timeout: float = 20.0, interval: float = 0.2) -> bool:
 
 
 # -- the commands of the README's ROS section ----------------------------------------
+# Tests run exactly these strings (test_readme_shows_the_commands checks the README
+# has each one); they run in a directory holding the files they name (robots()).
 
-#: The kit files are given relative to the working directory of the commands.
-KITS = KITS_DIR
+KIT, OTHER_KIT = 'A-2085-06.hrdf', 'A-2099-07.hrdf'      # HEBI kits: 6 and 7 DoF
+BAD_HRDF = '<robot version="1.2.0">\n  <actuator type="X5-77"/>\n</robot>\n'
 Q = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+#: joint_states with a stamp of its own, so that /tf can be matched to it (the node
+#: stamps /tf with the joint_states stamp); sec 1000 + k for the k-th try
+STAMP_NSEC = 424242
 JOINT_STATES = ('ros2 topic pub --once -w 1 --max-wait-time-secs 10 /joint_states '
-                'sensor_msgs/msg/JointState '
-                '"{name: [J1, J2, J3, J4, J5, J6], position: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}"')
-ECHO_TF = 'ros2 topic echo /tf tf2_msgs/msg/TFMessage --once --full-length --timeout 30'
+                'sensor_msgs/msg/JointState "{header: {stamp: {sec: 1000, nanosec: 424242}}, '
+                'name: [J1, J2, J3, J4, J5, J6], position: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}"')
+ECHO_TF = ('ros2 topic echo /tf tf2_msgs/msg/TFMessage --once --full-length --timeout 30 '
+           '--filter "m.transforms[0].header.stamp.nanosec == 424242"')
 ECHO_TF_STATIC = ('ros2 topic echo /tf_static tf2_msgs/msg/TFMessage --once --full-length '
                   '--qos-durability transient_local --qos-reliability reliable --timeout 20')
 ECHO_DESCRIPTION = ('ros2 topic echo /robot_description std_msgs/msg/String --once '
                     '--full-length --qos-durability transient_local '
                     '--qos-reliability reliable --timeout 20')
+POSITIONS = '{positions: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}'
+
+
+def service_call(service: str, values: str = '', node: str = '/hrdf_ros_node') -> str:
+    """The command ``ros2 service call <node>/<service> <type> ['<values>']``."""
+    kind = ''.join(word.title() for word in service.split('_'))
+    command = f'ros2 service call {node}/{service} hrdf_ros_interfaces/srv/{kind}'
+    return command + (f" '{values}'" if values else '')
+
+
+def left(command: str) -> str:
+    """The same command for the robot in namespace ``left``."""
+    for name in ('/robot_description', '/joint_states', '/hrdf_ros_node/'):
+        command = command.replace(f' {name}', f' /left{name}')
+    return command
+
+
+LAUNCH = f'ros2 launch hrdf_ros hrdf.launch.py hrdf_file:={KIT} publish_frequency:=10'
+LAUNCH_LEFT = (f'ros2 launch hrdf_ros hrdf.launch.py hrdf_file:={KIT} namespace:=left '
+               'frame_prefix:=left/')
+LAUNCH_XML = (f'ros2 launch hrdf_ros hrdf.launch.xml hrdf_file:={KIT} publish_frequency:=0 '
+              'robot_name:=123')
+#: launch files with an invalid HRDF: each must end with exit code 1
+LAUNCH_BAD = {name: f'ros2 launch hrdf_ros {name} hrdf_file:=bad.hrdf'
+              for name in ('hrdf.launch.py', 'hrdf.launch.xml', 'view.launch.py')}
+SHOW_ARGS = {name: f'ros2 launch hrdf_ros {name} --show-args'
+             for name in ('hrdf.launch.py', 'hrdf.launch.xml', 'view.launch.py')}
+VIEW_HEADLESS = 'ros2 launch hrdf_ros view.launch.py rviz:=false gui:=false'
+VIEW = 'ros2 launch hrdf_ros view.launch.py'
+RUN = f'ros2 run hrdf_ros hrdf_ros_node --ros-args -p hrdf_file:={KIT}'
+HRDF_URDF = f'hrdf urdf {KIT}'
+PARAM_GET = {name: f'ros2 param get /hrdf_ros_node {name}'
+             for name in ('publish_frequency', 'robot_name', 'ignore_timestamp')}
+PARAM_SET_BAD = 'ros2 param set /hrdf_ros_node hrdf_file missing.hrdf'
+PARAM_SET = f'ros2 param set /hrdf_ros_node hrdf_file {OTHER_KIT}'
+NODE_LIST = 'ros2 node list'
+TF_SUBSCRIBERS = 'ros2 topic info /tf -v'
+PACKAGE = ['ros2 pkg prefix hrdf_ros', 'ros2 pkg executables hrdf_ros',
+           'python -c "from ament_index_python.packages import get_package_share_directory; '
+           'print(get_package_share_directory(\'hrdf_ros\'))"']
+#: (service, request): a good and a bad request for each service with request fields
+SERVICES = [
+    ('get_model_status', ''),
+    ('get_forward_kinematics', POSITIONS),
+    ('get_forward_kinematics', '{positions: [0.1]}'),
+    ('get_jacobian', POSITIONS),
+    ('get_jacobian', '{positions: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], frame_type: elbow}'),
+    ('validate_hrdf', f'{{hrdf_path: {OTHER_KIT}}}'),
+    ('validate_hrdf', '{hrdf_path: bad.hrdf}'),
+    ('load_hrdf', '{hrdf_path: bad.hrdf}'),
+    ('load_hrdf', f'{{hrdf_path: {KIT}}}'),
+]
+#: every command line the real-CLI tests run (the README's ROS section shows each one)
+README_COMMANDS = (
+    [LAUNCH, LAUNCH_LEFT, LAUNCH_XML, VIEW_HEADLESS, VIEW, RUN, HRDF_URDF, PARAM_SET_BAD,
+     PARAM_SET, NODE_LIST, TF_SUBSCRIBERS, ECHO_DESCRIPTION, ECHO_TF, ECHO_TF_STATIC,
+     JOINT_STATES, left(ECHO_DESCRIPTION), left(JOINT_STATES),
+     left(service_call('get_model_status')), 'ros2 daemon start', 'ros2 daemon stop',
+     'ros2 launch hrdf_ros view.launch.py gui:=true',
+     'ros2 launch hrdf_ros view.launch.py gui:=false']
+    + list(LAUNCH_BAD.values()) + list(SHOW_ARGS.values()) + list(PARAM_GET.values())
+    + PACKAGE + [service_call(*request) for request in SERVICES])
+
+
+def robots(directory) -> str:
+    """Fill ``directory`` with the files the commands name: the two kits (links to
+    ../shared/hrdf/kits) and bad.hrdf (an unknown actuator type on line 2)."""
+    for name in (KIT, OTHER_KIT):
+        os.symlink(os.path.join(KITS_DIR, name), os.path.join(directory, name))
+    with open(os.path.join(directory, 'bad.hrdf'), 'w') as handle:
+        handle.write(BAD_HRDF)
+    return str(directory)
 
 
 def wait_for_node(name: str = '/hrdf_ros_node', timeout: float = 20.0):
     """Wait until ``ros2 node list`` (the daemon's graph) shows the node."""
-    assert wait_until(lambda: name in run('ros2 node list').output.split(), timeout), \
+    assert wait_until(lambda: name in run(NODE_LIST).output.split(), timeout), \
         f'{name} not in ros2 node list'
 
 
 def pose_from_tf(namespace: str = '', prefix: str = '', cwd: Optional[str] = None):
-    """The README's steps: echo /tf in the background, publish one joint_states
-    (again if no /tf came: best-effort delivery), echo the latched /tf_static; returns
-    the end-effector pose in the base link chained from both."""
+    """The README's steps: echo /tf in the background (only the /tf of our stamp),
+    publish one joint_states (again, 1 s later in stamp time, if no /tf came: delivery is
+    best effort), echo the latched /tf_static; returns the end-effector pose in the base
+    link chained from both, and the /tf message."""
     echo = start(ECHO_TF, cwd=cwd)
     echo_static = start(ECHO_TF_STATIC, cwd=cwd)
     try:
         # the echo's node (named after its PID) must be on /tf before joint_states go out
-        assert wait_until(lambda: f'_{echo.pid}' in run('ros2 topic info /tf -v').output,
+        assert wait_until(lambda: f'_{echo.pid}' in run(TF_SUBSCRIBERS).output,
                           20.0), 'ros2 topic echo /tf did not subscribe'
         time.sleep(0.5)  # the daemon saw the echo; give the node's publisher time to match
-        publish = JOINT_STATES.replace('/joint_states', f'{namespace}/joint_states')
-        for _ in range(3):
-            result = run(publish, timeout=30)
+        publish = left(JOINT_STATES) if namespace == '/left' else JOINT_STATES
+        for attempt in range(3):
+            result = run(publish.replace('sec: 1000,', f'sec: {1000 + attempt},'), timeout=30)
             assert result.code == 0 and 'publishing #1' in result.output, result
             if wait_until(lambda: echo.poll() is not None, 3.0):
                 break
@@ -343,5 +418,6 @@ def pose_from_tf(namespace: str = '', prefix: str = '', cwd: Optional[str] = Non
                 process.communicate()
     assert moving, 'nothing from ros2 topic echo /tf'
     assert static, 'nothing from ros2 topic echo /tf_static'
+    assert {t['header']['stamp']['nanosec'] for t in moving[0]['transforms']} == {STAMP_NSEC}
     tree = transforms(static + moving)
     return chain(tree, f'{prefix}base_link', f'{prefix}end_effector'), moving

@@ -104,3 +104,11 @@ def test_pyyaml_is_a_runtime_dependency():
     root = ET.parse(os.path.join(REPO, 'package.xml')).getroot()
     assert 'python3-yaml' in {e.text for e in root.findall('exec_depend')}
     assert 'PyYAML' in open(os.path.join(REPO, 'setup.py')).read()
+
+
+def test_readme_shows_the_commands_the_cli_tests_run():
+    """Every command line of test_ros_cli_*.py is in the README's ROS section."""
+    from cli_helpers import README_COMMANDS
+    readme = open(os.path.join(REPO, 'README.md')).read()
+    missing = [command for command in README_COMMANDS if command not in readme]
+    assert not missing, '\n'.join(missing)
