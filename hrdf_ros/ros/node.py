@@ -15,9 +15,8 @@ Parameters (read-only after start except ``hrdf_file``, ``publish_frequency`` an
         unchanged, as with robot_state_publisher.
     publish_frequency (double, Hz, 0..1000, default 20.0), ignore_timestamp (bool, default
         false): as robot_state_publisher (:mod:`.parameters`): /tf at most once per
-        1000/publish_frequency ms of joint_states stamp time (0: every message; the
-        others only update the joint state); ignore_timestamp: every message, also
-        out-of-order stamps (by default dropped, never published by either node).
+        1000/publish_frequency ms of stamp time (0: every message; the others only update
+        the joint state); ignore_timestamp: every message, out-of-order stamps too.
     republish_frequency (double, Hz, default 0): re-publish the latest moving transforms
         stamped now (0: never; robot_state_publisher has no such timer).
     joint_prefix (string, default ``J``): generated joint names are ``J1, J2, ...``.
@@ -90,7 +89,8 @@ from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModel
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
 from .model_services import diagnostic_msg, model_status, validate
-from .parameters import StartupError, declare_parameters, throttle_interval_ns
+from .parameters import (StartupError, declare_parameters, publish_limits,
+                         throttle_interval_ns)
 from .qos import (JOINT_STATES_OVERRIDES, JOINT_STATES_QOS, LATCHED_QOS, TF_OVERRIDES,
                   TF_QOS, TF_STATIC_OVERRIDES)
 from .services import KinematicsQueries
@@ -119,8 +119,7 @@ class HrdfStatePublisher(Node):
         self.missing_joints = params.missing_joints
         self.ignore_timestamp = params.ignore_timestamp
         self.strict = params.strict
-        # publish_frequency as robot_state_publisher: a message's /tf is published when
-        # its stamp reaches _next_publish_ns (one comparison on the hot path).
+        # publish_frequency: /tf once a stamp reaches _next_publish_ns (one comparison)
         self._throttle_ns = throttle_interval_ns(params.publish_frequency,
                                                  params.ignore_timestamp)
         self._last_published_ns = self._next_publish_ns = NEVER_NS
@@ -145,8 +144,7 @@ class HrdfStatePublisher(Node):
         self.add_post_set_parameters_callback(self._on_parameters_set)
         self.create_subscription(JointState, 'joint_states', self._on_joint_states,
                                  JOINT_STATES_QOS, qos_overriding_options=JOINT_STATES_OVERRIDES)
-        # robot_state_publisher forgets its publish stamps when time goes backwards (a
-        # replayed bag starting over, with use_sim_time); so does this node.
+        # as robot_state_publisher: time going backwards (a bag replayed) resets stamps
         self._time_jump = self.get_clock().create_jump_callback(
             JumpThreshold(min_forward=None, min_backward=Duration(nanoseconds=-1)),
             post_callback=self._on_time_jump)
@@ -228,10 +226,8 @@ class HrdfStatePublisher(Node):
 
     def _apply_publish_parameters(self) -> None:
         """A run-time ``publish_frequency``/``ignore_timestamp`` (type, range: rclpy)."""
-        self.ignore_timestamp = self.get_parameter('ignore_timestamp').value
+        self.ignore_timestamp, self._throttle_ns = publish_limits(self)
         self.input.ignore_timestamp = self.ignore_timestamp
-        self._throttle_ns = throttle_interval_ns(
-            self.get_parameter('publish_frequency').value, self.ignore_timestamp)
         self._next_publish_ns = (self._last_published_ns + self._throttle_ns
                                  if self._throttle_ns else NEVER_NS)
 
@@ -298,8 +294,7 @@ class HrdfStatePublisher(Node):
     def _on_time_jump(self, jump) -> None:
         """Time went backwards or changed type: forget the stamps of the old time line."""
         if jump.clock_change == ClockChange.ROS_TIME_NO_CHANGE:
-            self.get_logger().warning('Moved backwards in time, re-publishing joint '
-                                      'transforms')
+            self.get_logger().warning('Moved backwards in time, re-publishing joint transforms')
         self._last_published_ns = self._next_publish_ns = NEVER_NS
         self.input.last_stamp_ns = -1
 

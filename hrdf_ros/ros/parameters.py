@@ -13,6 +13,7 @@ both can be set at run time. :func:`throttle_interval_ns` is that rule.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Tuple
 
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
@@ -81,6 +82,13 @@ class NodeParameters:
     missing_joints: str
     ignore_timestamp: bool
     strict: bool = False
+
+
+def publish_limits(node: Node) -> Tuple[bool, int]:
+    """(ignore_timestamp, :func:`throttle_interval_ns`) from the node's current values
+    (both may change at run time; rclpy has checked their types and range)."""
+    ignore = bool(node.get_parameter('ignore_timestamp').value)
+    return ignore, throttle_interval_ns(node.get_parameter('publish_frequency').value, ignore)
 
 
 def declare_parameters(node: Node) -> NodeParameters:
