@@ -133,6 +133,22 @@ def test_missing_parameter_exits_nonzero():
     assert 'hrdf_file' in result.stderr and 'Traceback' not in result.stderr
 
 
+@pytest.mark.parametrize('value,expected', [
+    ('10', "'publish_frequency' to '10' of type 'INTEGER', expecting type 'DOUBLE'"
+           ': publish_frequency (a double needs a decimal point: 10.0, not 10)'),
+    ('1000.5', 'Parameter publish_frequency out of range Min: 0.0, Max: 1000.0'),
+    ('-1.0', 'Parameter publish_frequency out of range'),
+])
+def test_bad_publish_frequency_exits_nonzero_with_a_message(value, expected):
+    """A value rclcpp's robot_state_publisher would also refuse (an integer for a
+    double, outside 0..1000 Hz) stops the node with a message, not a traceback."""
+    result = subprocess.run([sys.executable, '-m', 'hrdf_ros.ros.node', '--ros-args', '-p',
+                             f'hrdf_file:={BUNDLED_ARM}', '-p', f'publish_frequency:={value}'],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert expected in result.stderr and 'Traceback' not in result.stderr
+
+
 SERVICE_ROBOT = ('<robot version="1.4.0"><actuator type="X8-9" tag="shoulder"/>'
                  '<bracket type="X5HeavyRightOutside"/><actuator type="X8-9" tag="elbow"/>'
                  '<link type="X5" extension="0.325" twist="pi"/><actuator type="X5-1"/>'
