@@ -18,9 +18,11 @@ starts the daemon once and stops it at its end (it is per ROS_DOMAIN_ID).
 """
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,6 +41,10 @@ from conftest import KITS_DIR
 
 VENV = sys.prefix
 ROS2 = os.path.join(VENV, 'bin', 'ros2')
+#: TMPDIR of every command: launch_ros writes a params file per node start there and
+#: never removes it; this directory goes when the test run ends.
+TMPDIR = tempfile.mkdtemp(prefix='hrdf_ros_cli_')
+atexit.register(shutil.rmtree, TMPDIR, True)
 
 
 def ros_env(prefixes=()) -> Dict[str, str]:
@@ -52,6 +58,7 @@ def ros_env(prefixes=()) -> Dict[str, str]:
     env['AMENT_PREFIX_PATH'] = os.pathsep.join(prefixes)
     env['PATH'] = os.path.join(VENV, 'bin') + os.pathsep + env.get('PATH', '')
     env['PYTHONUNBUFFERED'] = '1'  # launch output reaches the log as it happens
+    env['TMPDIR'] = TMPDIR
     return env
 
 
