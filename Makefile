@@ -13,7 +13,11 @@ ENV_INPUTS := scripts/setup_env.sh scripts/interfaces_build_order.py \
               scripts/requirements-ros.txt scripts/requirements-dev.txt scripts/constraints.txt \
               $(shell find interfaces -type f 2>/dev/null) \
               $(wildcard setup.py setup.cfg pyproject.toml package.xml) \
-              $(wildcard */__init__.py) $(shell find resource -type f 2>/dev/null)
+              $(wildcard */__init__.py) $(shell find resource -type f 2>/dev/null) \
+              launch config $(wildcard ../shared/ros2-extra/install.sh)
+# (launch and config as directories: a file added or removed there changes the
+# directory's time and re-runs the script, which links it into .venv/share/hrdf_ros;
+# edits of existing files need nothing, the links point at them.)
 
 # Keep test runs off the network and away from other ROS graphs on this host:
 # a per-invocation domain id in 1..100 unless the caller chose one, and
@@ -25,6 +29,12 @@ endif
 export ROS_DOMAIN_ID
 export ROS_AUTOMATIC_DISCOVERY_RANGE ?= LOCALHOST
 
+# The ros2 CLI, launch and ament_index_python find packages (this one included) through
+# AMENT_PREFIX_PATH; the venv is the prefix (what `source env.sh` does for a shell).
+VENV_PREFIX := $(abspath $(VENV))
+export AMENT_PREFIX_PATH := $(VENV_PREFIX)$(if $(AMENT_PREFIX_PATH),:$(AMENT_PREFIX_PATH))
+export PATH := $(VENV_PREFIX)/bin:$(PATH)
+
 .PHONY: env test consumers-env test-consumers demo bench bench-node soak clean
 
 env: $(ENV_STAMP)
@@ -35,7 +45,11 @@ $(ENV_STAMP): $(ENV_INPUTS)
 
 test: env
 	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
-	$(PY) -m pytest -q test
+	@# the real-CLI tests start the ros2 daemon of this ROS_DOMAIN_ID and stop it; stop it
+	@# here too, whatever happened
+	$(PY) -m pytest -q test; rc=$$?; \
+	  if [ -x $(VENV)/bin/ros2 ]; then $(VENV)/bin/ros2 daemon stop >/dev/null 2>&1; fi; \
+	  exit $$rc
 
 # The programs the exported URDF/SDF is tested in (Drake, MuJoCo, PyBullet, Pinocchio
 # from PyPI; check_urdf, PyKDL, `ign sdf` from Debian, needs root): test-only, ~45 s the

@@ -1,3 +1,4 @@
+import os
 from glob import glob
 
 from setuptools import find_packages, setup
@@ -11,9 +12,11 @@ setup(
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
-        ('share/' + package_name + '/launch', sorted(glob('launch/*.py'))),
-        ('share/' + package_name + '/config', ['config/x_series_arm_6dof.hrdf', 'config/hrdf_ros.yaml']
-         + sorted(glob('config/*.rviz'))),
+        # scripts/setup_env.sh links the same files into .venv for an editable install
+        ('share/' + package_name + '/launch',
+         sorted(glob('launch/*.launch.py') + glob('launch/*.launch.xml'))),
+        ('share/' + package_name + '/config', sorted(f for f in glob('config/*')
+                                                     if os.path.isfile(f))),
     ],
     install_requires=['setuptools', 'numpy', 'defusedxml', 'PyYAML'],
     zip_safe=True,

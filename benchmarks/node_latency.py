@@ -1,8 +1,8 @@
 """Latency and throughput of hrdf_ros_node: joint_states publish -> /tf receipt.
 
 Run with ``make bench-node``. For each robot and publishing rate (100 Hz, 1 kHz and as
-fast as possible), the node runs as its own process (``publish_frequency: 0``, so /tf
-comes only from joint_states); this process publishes stamped joint_states from one
+fast as possible), the node runs as its own process (``publish_frequency: 0``: /tf for
+every joint_states message, no rate limit); this process publishes stamped joint_states from one
 thread and receives /tf in another. For every joint_states message, latency is the time
 from its stamp (taken just before publishing) to the receipt of the /tf message with
 the same stamp, on the same clock. Reported: median, p99 and max latency, messages

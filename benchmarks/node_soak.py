@@ -1,7 +1,8 @@
 """Soak test of hrdf_ros_node: minutes of random and garbage input, then a verdict.
 
 Run with ``make soak`` (10 minutes; ``SOAK_ARGS="--duration 60"`` for a short run). The
-node runs as its own process on the 7-DoF kit with ``publish_frequency: 50``. This
+node runs as its own process on the 7-DoF kit with ``publish_frequency: 0`` (every
+accepted message published) and ``republish_frequency: 50``. This
 process sends, for the whole duration, joint_states at about 500 Hz drawn at random
 from: valid full and partial messages, unknown and random names, NaN / inf / 1e300
 positions, mismatched lengths, empty messages, duplicate names, zero, old and future
@@ -118,7 +119,7 @@ def main(argv=None) -> int:
         handle.write('<robot version="1.2.0">\n  <actuator type="X5-77"/>\n</robot>\n')
 
     rclpy.init()
-    process = start_node_process(KIT, {'publish_frequency': 50.0},
+    process = start_node_process(KIT, {'publish_frequency': 0.0, 'republish_frequency': 50.0},
                                  stderr=open(os.devnull, 'w'))
     soak = Soak(names)
     executor = SingleThreadedExecutor()

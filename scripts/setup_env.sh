@@ -6,10 +6,22 @@
 #   3. pinned ROS 2 wheels + project/test dependencies (scripts/requirements-*.txt)
 #   4. every ament_cmake package under interfaces/, in dependency order, built with
 #      plain cmake and installed into the venv prefix (no env vars needed at run time)
-#   5. `pip install -e .` of the project itself
+#   5. the real `ros2` CLI, launch and launch_ros from ../shared/ros2-extra (when that
+#      folder exists: its install.sh, see its README)
+#   6. `pip install -e .` of the project itself
+#   7. the project laid out in the venv prefix as `colcon build --symlink-install` lays
+#      it out, so that `ros2 launch hrdf_ros ...`, `ros2 run hrdf_ros ...` and
+#      get_package_share_directory('hrdf_ros') find it: the ament index marker,
+#      share/hrdf_ros/{package.xml,launch/*,config/*} as per-file symlinks into the
+#      source tree (edits show at once; launch does not enter symlinked directories)
+#      and lib/hrdf_ros/{hrdf_ros_node,hrdf} linked to the console scripts
 #
 # Idempotent: every step is skipped when its stamp is newer than its inputs, so
-# a re-run with nothing changed takes a second or two.
+# a re-run with nothing changed takes a second or two. Step 7 always runs (a few
+# links); a new file in launch/ or config/ needs a re-run (`make env` does it).
+#
+# At run time the ros2 CLI needs the venv on the ament prefix path: `source env.sh`
+# (or: source .venv/bin/activate; export AMENT_PREFIX_PATH=$PWD/.venv).
 #
 # Environment knobs:
 #   PYTHON=/path/to/python3.11   interpreter used to create .venv (default: python3,
@@ -194,7 +206,34 @@ done
 step_done "interface packages ready"
 
 # ---------------------------------------------------------------------------
-# 5. The project itself
+# 5. ros2 CLI, launch, launch_ros (../shared/ros2-extra, wheels built from upstream)
+# ---------------------------------------------------------------------------
+EXTRA="$ROOT/../shared/ros2-extra"
+if [[ -f "$EXTRA/install.sh" ]]; then
+    extra_stamp="$STAMPS/ros2-extra.stamp"
+    if newer_than_stamp "$extra_stamp" "$EXTRA/install.sh" "$EXTRA/wheels" \
+        "$EXTRA/interfaces" "$req_stamp"; then
+        rm -f "$extra_stamp"
+        extra_log="$ROOT/build/ros2-extra.log"
+        mkdir -p "$ROOT/build"
+        log "bash ../shared/ros2-extra/install.sh .venv (log: build/ros2-extra.log)"
+        if ! bash "$EXTRA/install.sh" "$VENV" > "$extra_log" 2>&1; then
+            tail -n 30 "$extra_log" >&2
+            die "../shared/ros2-extra/install.sh failed; full log: $extra_log"
+        fi
+        grep '^\[ros2-extra\]' "$extra_log" | sed 's/^/  /' || true
+        touch "$extra_stamp"
+    else
+        log "ros2-extra up to date"
+    fi
+    step_done "ros2 CLI and launch ready"
+else
+    log "no ../shared/ros2-extra: the ros2 CLI and launch are not installed" \
+        "(the real-CLI tests need them)"
+fi
+
+# ---------------------------------------------------------------------------
+# 6. The project itself
 # ---------------------------------------------------------------------------
 if [[ -f "$ROOT/setup.py" ]]; then
     proj_stamp="$STAMPS/project.stamp"
@@ -217,6 +256,33 @@ if [[ -f "$ROOT/setup.py" ]]; then
     step_done "project installed"
 else
     log "no setup.py at the repository root; skipping the project install"
+fi
+
+# ---------------------------------------------------------------------------
+# 7. The project in the venv prefix as colcon --symlink-install lays it out
+# ---------------------------------------------------------------------------
+# The files are those setup.py installs as data_files (same globs).
+if [[ -f "$ROOT/setup.py" ]]; then
+    pkg=hrdf_ros
+    share="$VENV/share/$pkg"
+    mkdir -p "$VENV/share/ament_index/resource_index/packages" "$share/launch" \
+        "$share/config" "$VENV/lib/$pkg"
+    touch "$VENV/share/ament_index/resource_index/packages/$pkg"
+    ln -sfn "$ROOT/package.xml" "$share/package.xml"
+    # Links to files that no longer exist go first (a renamed or deleted launch file).
+    find "$share/launch" "$share/config" -maxdepth 1 -xtype l -delete
+    shopt -s nullglob
+    for f in "$ROOT"/launch/*.launch.py "$ROOT"/launch/*.launch.xml "$ROOT"/config/*; do
+        [[ -f "$f" ]] || continue
+        rel="${f#"$ROOT"/}"
+        ln -sfn "$f" "$share/$rel"
+    done
+    shopt -u nullglob
+    for exe in hrdf_ros_node hrdf; do
+        [[ -x "$VENV/bin/$exe" ]] || die "$VENV/bin/$exe missing after pip install -e ."
+        ln -sfn "../../bin/$exe" "$VENV/lib/$pkg/$exe"
+    done
+    step_done "ament layout: share/$pkg ($(find "$share" -type l | wc -l) links), lib/$pkg"
 fi
 
 log "done in $(elapsed "$T_START") s"

@@ -1,6 +1,7 @@
-"""Shared test fixtures: the HEBI kit corpus and the hebi-py oracle."""
+"""Shared test fixtures: the HEBI kit corpus, the hebi-py oracle, ROS set-up."""
 import glob
 import os
+import random
 
 import numpy as np
 import pytest
@@ -9,6 +10,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KITS_DIR = os.path.join(REPO, '..', 'shared', 'hrdf', 'kits')
 KITS = sorted(glob.glob(os.path.join(KITS_DIR, '*.hrdf')))
 BUNDLED_ARM = os.path.join(REPO, 'config', 'x_series_arm_6dof.hrdf')
+
+# As the Makefile: a ROS graph of our own (a domain id in 1..100 unless one was chosen,
+# discovery on this host only), also when pytest runs without make.
+os.environ.setdefault('ROS_DOMAIN_ID', str(random.randint(1, 100)))
+os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
 
 #: hrdf_ros frame type -> hebi-py frame type name
 HEBI_FRAME_TYPES = {'input': 'input', 'output': 'output', 'com': 'com',
@@ -68,3 +74,13 @@ def probe(ros, request):
     node = NodeProbe(f'probe_{abs(hash(request.node.name)) % 10**8}')
     yield node
     node.destroy_node()
+
+
+@pytest.fixture(scope='module')
+def ros2_daemon():
+    """The ros2 CLI daemon of this ROS_DOMAIN_ID, started for one test module and
+    stopped at its end (CLI discovery without it is slow and misses nodes)."""
+    from cli_helpers import run
+    assert run('ros2 daemon start').code == 0
+    yield
+    run('ros2 daemon stop')

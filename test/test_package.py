@@ -1,8 +1,13 @@
-"""Package metadata and the launch file agree with the code (checked without launch_ros,
-which is not installable from PyPI; the launch file itself runs on a ROS 2 install)."""
+"""Package metadata agrees with the code; ``make env`` installs the package as colcon
+does; the RViz configuration. (The launch files run under the real ``ros2 launch`` in
+test_ros_cli_*.py.)"""
 import ast
+import importlib.util
 import os
+import sys
 import xml.etree.ElementTree as ET
+
+import yaml
 
 from conftest import REPO
 
@@ -36,18 +41,74 @@ def test_package_xml_declares_the_runtime_dependencies():
     assert root.find('export/build_type').text == 'ament_python'
 
 
-def test_launch_file_starts_the_node_with_its_parameters():
-    path = os.path.join(REPO, 'launch', 'hrdf.launch.py')
-    tree = ast.parse(open(path).read())
-    calls = {n.func.id: n for n in ast.walk(tree)
-             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    node = calls['Node']
-    kwargs = {k.arg: k.value for k in node.keywords}
-    assert kwargs['package'].value == 'hrdf_ros'
-    assert kwargs['executable'].value == 'hrdf_ros_node'
-    arguments = {c.args[0].value for c in ast.walk(tree) if isinstance(c, ast.Call)
-                 and getattr(c.func, 'id', '') == 'DeclareLaunchArgument'}
-    assert {'hrdf_file', 'frame_prefix', 'publish_frequency', 'params_file'} <= arguments
-    for name in ('x_series_arm_6dof.hrdf', 'hrdf_ros.yaml'):
-        assert os.path.exists(os.path.join(REPO, 'config', name))
-        assert name in open(os.path.join(REPO, 'setup.py')).read()
+def _data_files(monkeypatch):
+    import setuptools
+
+    captured = {}
+    monkeypatch.setattr(setuptools, 'setup', lambda **kwargs: captured.update(kwargs))
+    monkeypatch.chdir(REPO)
+    spec = importlib.util.spec_from_file_location('hrdf_ros_setup',
+                                                  os.path.join(REPO, 'setup.py'))
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    return dict(captured['data_files'])
+
+
+def test_setup_installs_launch_and_config_files(monkeypatch):
+    data = _data_files(monkeypatch)
+    assert set(data['share/hrdf_ros/launch']) == {
+        f'launch/{f}' for f in os.listdir(os.path.join(REPO, 'launch'))
+        if f.endswith(('.launch.py', '.launch.xml'))}
+    assert {'launch/view.launch.py', 'launch/hrdf.launch.py', 'launch/hrdf.launch.xml',
+            'launch/exit_code.launch.py'} <= set(data['share/hrdf_ros/launch'])
+    assert {'config/view.rviz', 'config/x_series_arm_6dof.hrdf', 'config/hrdf_ros.yaml'} \
+        <= set(data['share/hrdf_ros/config'])
+    for files in data.values():
+        for path in files:
+            assert os.path.isfile(os.path.join(REPO, path)), path
+
+
+def test_make_env_lays_the_package_out_as_colcon_symlink_install(monkeypatch):
+    """Every data file of setup.py is in the venv prefix as a link to the source file
+    (edits show without reinstalling), and the executables are in lib/hrdf_ros."""
+    prefix = sys.prefix
+    for destination, files in _data_files(monkeypatch).items():
+        for path in files:
+            installed = os.path.join(prefix, destination, os.path.basename(path))
+            if destination.startswith('share/ament_index'):
+                assert os.path.isfile(installed), installed
+            else:
+                assert os.path.islink(installed), installed
+                assert os.path.samefile(installed, os.path.join(REPO, path)), installed
+    for executable in ('hrdf_ros_node', 'hrdf'):
+        path = os.path.join(prefix, 'lib', 'hrdf_ros', executable)
+        assert os.access(path, os.X_OK), path
+        assert os.path.samefile(path, os.path.join(prefix, 'bin', executable))
+
+
+def test_rviz_config_shows_robot_model_from_the_topic_and_tf():
+    config = yaml.safe_load(open(os.path.join(REPO, 'config', 'view.rviz')))
+    manager = config['Visualization Manager']
+    assert manager['Global Options']['Fixed Frame'] == 'base_link'
+    displays = {d['Class']: d for d in manager['Displays']}
+    assert set(displays) == {'rviz_default_plugins/Grid', 'rviz_default_plugins/RobotModel',
+                             'rviz_default_plugins/TF'}
+    model = displays['rviz_default_plugins/RobotModel']
+    assert model['Description Source'] == 'Topic'
+    assert model['Description Topic']['Value'] == '/robot_description'
+    assert model['Description Topic']['Durability Policy'] == 'Transient Local'
+    assert all(d['Enabled'] for d in displays.values())
+
+
+def test_pyyaml_is_a_runtime_dependency():
+    """hrdf_ros.export.moveit (``hrdf moveit``) writes YAML with PyYAML."""
+    root = ET.parse(os.path.join(REPO, 'package.xml')).getroot()
+    assert 'python3-yaml' in {e.text for e in root.findall('exec_depend')}
+    assert 'PyYAML' in open(os.path.join(REPO, 'setup.py')).read()
+
+
+def test_readme_shows_the_commands_the_cli_tests_run():
+    """Every command line of test_ros_cli_*.py is in the README's ROS section."""
+    from cli_helpers import README_COMMANDS
+    readme = open(os.path.join(REPO, 'README.md')).read()
+    missing = [command for command in README_COMMANDS if command not in readme]
+    assert not missing, '\n'.join(missing)

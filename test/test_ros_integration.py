@@ -54,7 +54,7 @@ def test_tf_from_joint_states_matches_hebi(path, probe, hebi_import):
 
 
 def test_frame_prefix_and_sigint(probe):
-    process = run_node(BUNDLED_ARM, frame_prefix='left/', publish_frequency=50.0)
+    process = run_node(BUNDLED_ARM, frame_prefix='left/', republish_frequency=50.0)
     try:
         assert probe.wait_for_node()
         assert probe.spin_until(lambda: 'left/end_effector' in probe.buffer, 30.0)
@@ -62,7 +62,7 @@ def test_frame_prefix_and_sigint(probe):
         names = build_frame_tree(model).dof_names
         q = np.full(model.dof_count, 0.25)
         probe.publish_positions(names, q)
-        # the timer re-publishes the latest positions at 50 Hz with fresh stamps
+        # republish_frequency: the latest positions again at 50 Hz with fresh stamps
         count = len(probe.tf_messages)
         assert probe.spin_until(lambda: len(probe.tf_messages) >= count + 5, 10.0)
         frames = {t.child_frame_id for t in probe.tf_messages[-1].transforms}
@@ -131,6 +131,22 @@ def test_missing_parameter_exits_nonzero():
                             text=True, timeout=60)
     assert result.returncode == 1
     assert 'hrdf_file' in result.stderr and 'Traceback' not in result.stderr
+
+
+@pytest.mark.parametrize('value,expected', [
+    ('10', "'publish_frequency' to '10' of type 'INTEGER', expecting type 'DOUBLE'"
+           ': publish_frequency (a double needs a decimal point: 10.0, not 10)'),
+    ('1000.5', 'Parameter publish_frequency out of range Min: 0.0, Max: 1000.0'),
+    ('-1.0', 'Parameter publish_frequency out of range'),
+])
+def test_bad_publish_frequency_exits_nonzero_with_a_message(value, expected):
+    """A value rclcpp's robot_state_publisher would also refuse (an integer for a
+    double, outside 0..1000 Hz) stops the node with a message, not a traceback."""
+    result = subprocess.run([sys.executable, '-m', 'hrdf_ros.ros.node', '--ros-args', '-p',
+                             f'hrdf_file:={BUNDLED_ARM}', '-p', f'publish_frequency:={value}'],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert expected in result.stderr and 'Traceback' not in result.stderr
 
 
 SERVICE_ROBOT = ('<robot version="1.4.0"><actuator type="X8-9" tag="shoulder"/>'

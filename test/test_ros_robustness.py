@@ -86,6 +86,7 @@ def test_bad_joint_states_are_dropped_and_nothing_wrong_is_published(probe):
         last = [t for m in probe.tf_messages for t in m.transforms]
         assert all(np.isfinite([t.transform.translation.x, t.transform.rotation.w])
                    .all() for t in last)
+        assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 10.0), 'no /tf_static'
         pose = probe.lookup('base_link', 'end_effector')
         np.testing.assert_allclose(pose, Kinematics(load(BUNDLED_ARM)).end_effector(expected),
                                    atol=1e-9, rtol=0)
@@ -112,15 +113,74 @@ def test_missing_joints_zero_and_ignore_timestamp(probe):
         stop(process)
 
 
-def set_hrdf_file(probe, path):
-    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+def set_parameter(probe, name, value):
+    """Set one parameter of /hrdf_ros_node; returns the SetParametersResult."""
     from rcl_interfaces.srv import SetParameters
-    value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=str(path))
+    from rclpy.parameter import Parameter
     response = probe.call(SetParameters, '/hrdf_ros_node/set_parameters',
-                          SetParameters.Request(parameters=[Parameter(name='hrdf_file',
-                                                                      value=value)]))
+                          SetParameters.Request(parameters=[
+                              Parameter(name, value=value).to_parameter_msg()]))
     assert response is not None
     return response.results[0]
+
+
+def set_hrdf_file(probe, path):
+    return set_parameter(probe, 'hrdf_file', str(path))
+
+
+def stamp_ns(ns):
+    return Time(sec=ns // 10**9, nanosec=ns % 10**9)
+
+
+def test_publish_frequency_and_ignore_timestamp_as_robot_state_publisher(probe):
+    """publish_frequency limits /tf in joint_states stamp time (20 Hz: a stamp >= 50 ms
+    after the last published one); every accepted message still updates the joint state.
+    ignore_timestamp (set at run time) publishes every message, older stamps too."""
+    process = run_node(BUNDLED_ARM, publish_frequency=20.0)
+    base = 2000 * 10**9
+    sent = {}
+
+    def send(ms):
+        """Publish J1 = ms / 1000 at stamp base + ms; wait until the node holds it."""
+        stamp = sent[ms] = stamp_ns(base + int(ms * 10**6))
+        probe.publish_positions(NAMES[:1], [ms / 1000], stamp)
+        assert probe.spin_until(lambda: node_positions(probe)[0] == ms / 1000, 10.0)
+        return stamp
+
+    def published():
+        probe.spin_until(lambda: False, 0.3)  # nothing late
+        return sorted(ms for ms, stamp in sent.items() if probe.has_tf_stamped(stamp))
+
+    try:
+        assert probe.wait_for_node()
+        for ms in range(0, 130, 10):
+            send(ms)
+        send(149)                                   # 49 ms after 100: not yet
+        assert probe.spin_until(lambda: probe.has_tf_stamped(send(150)), 10.0)
+        assert published() == [0, 50, 100, 150]
+        assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 10.0), 'no /tf_static'
+        pose = probe.lookup('base_link', 'end_effector')
+        np.testing.assert_allclose(pose, Kinematics(load(BUNDLED_ARM)).end_effector(
+            [0.15, 0, 0, 0, 0, 0]), atol=1e-9, rtol=0)
+
+        # out of range or of the wrong type: rejected, as by robot_state_publisher
+        assert not set_parameter(probe, 'publish_frequency', 1000.5).successful
+        assert not set_parameter(probe, 'publish_frequency', 10).successful
+        assert set_parameter(probe, 'ignore_timestamp', True).successful
+        for ms in (160, 161, 30):                   # every one, the older stamp too
+            assert probe.spin_until(lambda: probe.has_tf_stamped(send(ms)), 10.0)
+        assert published() == [0, 30, 50, 100, 150, 160, 161]
+
+        # ignore_timestamp off again, 1000 Hz: stamps 1 ms apart
+        assert set_parameter(probe, 'ignore_timestamp', False).successful
+        assert set_parameter(probe, 'publish_frequency', 1000.0).successful
+        for ms in (200, 201, 201.5):
+            send(ms)
+        assert probe.spin_until(lambda: probe.has_tf_stamped(send(202)), 10.0)
+        assert published() == [0, 30, 50, 100, 150, 160, 161, 200, 201, 202]
+        assert process.poll() is None
+    finally:
+        stop(process)
 
 
 def model_status(probe):
@@ -288,3 +348,43 @@ def test_geared_joints_joint_states_are_urdf_values(probe, tmp_path, hebi_import
         np.testing.assert_allclose(node_positions(probe), hebi_positions, atol=1e-15)
     finally:
         stop(process)
+
+
+def test_time_going_backwards_and_qos_overrides(probe):
+    """As robot_state_publisher: when time goes backwards (use_sim_time, a bag replayed
+    from its start), the stamps seen so far are forgotten, so joint_states are accepted
+    and published again; qos_overrides.* parameters set the QoS at start."""
+    from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+    from rosgraph_msgs.msg import Clock
+    process = run_node(BUNDLED_ARM, use_sim_time=True, publish_frequency=20.0, **{
+        'qos_overrides./joint_states.subscription.reliability': 'reliable',
+        'qos_overrides./tf.publisher.durability': 'transient_local'})
+    clock = probe.create_publisher(Clock, '/clock', 10)
+    try:
+        assert probe.wait_for_node()
+        [sub] = [i for i in probe.get_subscriptions_info_by_topic('/joint_states')
+                 if i.node_name == 'hrdf_ros_node']
+        assert sub.qos_profile.reliability == ReliabilityPolicy.RELIABLE
+        [pub] = [i for i in probe.get_publishers_info_by_topic('/tf')
+                 if i.node_name == 'hrdf_ros_node']
+        assert pub.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+        assert probe.spin_until(lambda: clock.get_subscription_count() > 0, 10.0)
+        feed = Feed(probe, start=100.0)
+        clock.publish(Clock(clock=stamp_at(100.0)))
+        feed.good(NAMES, np.full(6, 0.1))
+        clock.publish(Clock(clock=stamp_at(200.0)))
+        feed.good(NAMES, np.full(6, 0.2), stamp=stamp_at(200.0))
+        clock.publish(Clock(clock=stamp_at(50.0)))               # back in time
+        stamp, published = 50.0, False
+        for _ in range(20):                                      # until the jump is seen
+            stamp += 0.1
+            probe.publish_positions(NAMES, np.full(6, 0.3), stamp_at(stamp))
+            if probe.spin_until(lambda: probe.has_tf_stamped(stamp_at(stamp)), 0.5):
+                published = True
+                break
+        assert published, 'joint_states after the clock went back were not published'
+        np.testing.assert_array_equal(node_positions(probe), np.full(6, 0.3))
+    finally:
+        probe.destroy_publisher(clock)
+        err = stop(process)
+    assert 'Moved backwards in time' in err

@@ -1,10 +1,12 @@
-"""Request handling of the node's model services: status and validation.
+"""Request handling of the node's model services: status, load results and validation.
 
-In: the running :class:`~hrdf_ros.ros.loaded_robot.LoadedRobot`, or an HRDF file or text
-to validate. Out: filled GetModelStatus / ValidateHrdf responses (hrdf_ros_interfaces),
-with diagnostics as ``HrdfDiagnostic`` messages. Never raises on bad requests.
+In: the running :class:`~hrdf_ros.ros.loaded_robot.LoadedRobot`, a load error, or an HRDF
+file or text to validate. Out: filled GetModelStatus / LoadHrdf / ValidateHrdf responses
+(hrdf_ros_interfaces), with diagnostics as ``HrdfDiagnostic`` messages. Never raises on bad requests.
 """
 from __future__ import annotations
+
+from typing import Optional
 
 from hrdf_ros_interfaces.msg import HrdfDiagnostic
 
@@ -41,6 +43,23 @@ def model_status(robot: LoadedRobot, response):
     response.end_effector_frames = counts['end_effector']
     response.total_mass = model.total_mass
     response.warnings = [diagnostic_msg(w) for w in model.warnings]
+    return response
+
+
+def load_result(response, robot: Optional[LoadedRobot] = None, error=None):
+    """Fill a LoadHrdf response: the robot now running, or the
+    :class:`~hrdf_ros.ros.loaded_robot.LoadError` that kept the old one."""
+    if error is not None:
+        response.success, response.message = False, str(error).splitlines()[0]
+        response.errors = [diagnostic_msg(d) for d in error.diagnostics
+                           if d.severity == 'error']
+        response.warnings = [diagnostic_msg(d) for d in error.diagnostics
+                             if d.severity == 'warning']
+        return response
+    response.success = True
+    response.message = (f'loaded robot "{robot.name}" from {robot.source}: '
+                        f'{robot.model.dof_count} DoF')
+    response.warnings = [diagnostic_msg(w) for w in robot.model.warnings]
     return response
 
 

@@ -1,9 +1,11 @@
 """``hrdf_ros_node``: HRDF -> ``robot_description`` + TF from ``joint_states``.
 
 Behaves like robot_state_publisher, but reads an HRDF file and computes every transform
-with hrdf_ros's own kinematics (:class:`hrdf_ros.Kinematics`).
+with hrdf_ros's own kinematics (:class:`hrdf_ros.Kinematics`). Parameters and topics
+that robot_state_publisher also has mean the same here (README.md compares the two).
 
-Parameters (all read-only after start except ``hrdf_file``):
+Parameters (read-only after start except ``hrdf_file``, ``publish_frequency`` and
+``ignore_timestamp``):
     hrdf_file (string, required): path of the HRDF file. Setting it at run time reloads:
         the new file is validated and prepared completely; on success
         robot_description, /tf_static and the kinematics switch over together, on
@@ -11,9 +13,12 @@ Parameters (all read-only after start except ``hrdf_file``):
     robot_name (string): URDF robot name; default: the file name without extension.
     frame_prefix (string): prepended to every TF frame id (e.g. ``left/``); the URDF is
         unchanged, as with robot_state_publisher.
-    publish_frequency (double, Hz, default 20.0): rate at which the latest moving
-        transforms are re-published, stamped with the current time; 0 publishes only on
-        ``joint_states``.
+    publish_frequency (double, Hz, 0..1000, default 20.0), ignore_timestamp (bool, default
+        false): as robot_state_publisher (:mod:`.parameters`): /tf at most once per
+        1000/publish_frequency ms of stamp time (0: every message; the others only update
+        the joint state); ignore_timestamp: every message, out-of-order stamps too.
+    republish_frequency (double, Hz, default 0): re-publish the latest moving transforms
+        stamped now (0: never; robot_state_publisher has no such timer).
     joint_prefix (string, default ``J``): generated joint names are ``J1, J2, ...``.
     joint_names (string array): explicit joint names, in HEBI joint order (default: an
         element's HRDF ``tag``, else ``J1, J2, ...``).
@@ -26,33 +31,22 @@ Parameters (all read-only after start except ``hrdf_file``):
         fill simulators need (:mod:`hrdf_ros.export.inertials`; the fill is logged).
     missing_joints (string, ``last`` or ``zero``, default ``last``): the position of a
         joint absent from a joint_states message.
-    ignore_timestamp (bool, default false): accept joint_states whose stamp is older
-        than the newest accepted one (by default they are dropped as out of order).
     strict (bool, default false): spec deviations hebi-py accepts (a negative joint
         axis, ...; :mod:`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in
         ~/load_hrdf and ~/validate_hrdf; by default they are logged warnings.
     robot_description (string, generated): the URDF; only the node sets it.
 
-Topics:
-    robot_description (std_msgs/String, reliable, transient local, depth 1): the URDF.
-    joint_states (sensor_msgs/JointState, subscribed, best effort, depth 100): positions
-        by joint name (rad, m).
-    /tf (tf2_msgs/TFMessage, reliable, depth 100): moving joints, stamped with the
-        joint_states stamp (or now, when that stamp is zero).
-    /tf_static (tf2_msgs/TFMessage, reliable, transient local): fixed joints, once per
-        model.
+Topics (QoS as robot_state_publisher, same ``qos_overrides.*`` parameters: :mod:`.qos`):
+    robot_description (std_msgs/String, latched): the URDF.
+    joint_states (sensor_msgs/JointState, subscribed): positions by joint name (rad, m).
+    /tf (tf2_msgs/TFMessage): moving joints, stamped with the joint_states stamp (or the
+        time of arrival, when that stamp is zero), at most ``publish_frequency``.
+    /tf_static (tf2_msgs/TFMessage, latched): fixed joints, once per model.
 
-Services (hrdf_ros_interfaces/srv, in the node's private namespace):
-    ~/get_model_status (GetModelStatus): the loaded model: file, name, DoF, joint names,
-        frame counts, total mass, warnings.
-    ~/get_forward_kinematics (GetForwardKinematics): poses of one or all frames of a type
-        (input, output, com, end_effector), by index or HRDF tag, for given positions or
-        the latest joint_states.
-    ~/get_jacobian (GetJacobian): the 6 x dof geometric Jacobian of one frame, rows
-        [vx vy vz wx wy wz] in the reference frame, row major.
-    ~/load_hrdf (LoadHrdf): replace the model with an HRDF file or text (as a reload).
-    ~/validate_hrdf (ValidateHrdf): validate an HRDF file or text (every located error
-        and warning, as ``hrdf validate``) without changing the running model.
+Services (hrdf_ros_interfaces/srv, private namespace; each .srv documents its fields):
+~/get_model_status, ~/get_forward_kinematics (poses of frames by type, index or tag),
+~/get_jacobian (6 x dof, rows [vx vy vz wx wy wz], reference frame), ~/load_hrdf (a
+reload from a file or text), ~/validate_hrdf (as ``hrdf validate``; the model stays).
 Bad requests get ``success = False`` and a message, never an exception.
 
 joint_states carry URDF joint values; the node multiplies them by the HRDF ``gear_ratio``
@@ -74,10 +68,11 @@ from typing import List, Optional
 import numpy as np
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.clock import ClockChange, JumpThreshold
+from rclpy.duration import Duration
 from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
@@ -89,20 +84,19 @@ from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModel
 
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
-from .model_services import diagnostic_msg, model_status, validate
-from .parameters import StartupError, declare_parameters
+from .model_services import load_result, model_status, validate
+from .parameters import (StartupError, declare_parameters, publish_limits,
+                         throttle_interval_ns)
+from .qos import (JOINT_STATES_OVERRIDES, JOINT_STATES_QOS, LATCHED_QOS, TF_OVERRIDES,
+                  TF_QOS, TF_STATIC_OVERRIDES)
 from .services import KinematicsQueries
 from .tf_messages import TransformMessages
 
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-# Best effort, as robot_state_publisher's joint_states subscription (SensorDataQoS): it
-# matches both reliable and best-effort publishers (drivers often use the latter); a
-# reliable subscription would not match best-effort publishers at all. Depth 100
-# absorbs bursts at kHz rates.
-JOINT_STATES_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
 WARN_PERIOD_S = 5.0
+#: "no /tf published yet": any stamp passes the publish_frequency limit.
+NEVER_NS = -(1 << 62)
+#: Parameters that change how joint_states are published, settable at run time.
+PUBLISH_PARAMETERS = ('publish_frequency', 'ignore_timestamp')
 SUMMARY_PERIOD_S = 10.0
 
 
@@ -121,6 +115,10 @@ class HrdfStatePublisher(Node):
         self.missing_joints = params.missing_joints
         self.ignore_timestamp = params.ignore_timestamp
         self.strict = params.strict
+        # publish_frequency: /tf once a stamp reaches _next_publish_ns (one comparison)
+        self._throttle_ns = throttle_interval_ns(params.publish_frequency,
+                                                 params.ignore_timestamp)
+        self._last_published_ns = self._next_publish_ns = NEVER_NS
         try:
             robot = load_robot(self.naming, path=params.hrdf_file, strict=self.strict)
         except LoadError as exc:
@@ -133,21 +131,27 @@ class HrdfStatePublisher(Node):
         self._summary_reported = None
 
         self._description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
-        self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
-        self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
+        self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS,
+                                             qos_overriding_options=TF_OVERRIDES)
+        self._tf_static_pub = self.create_publisher(
+            TFMessage, '/tf_static', LATCHED_QOS, qos_overriding_options=TF_STATIC_OVERRIDES)
         self._switch_to(robot)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
         self.create_subscription(JointState, 'joint_states', self._on_joint_states,
-                                 JOINT_STATES_QOS)
+                                 JOINT_STATES_QOS, qos_overriding_options=JOINT_STATES_OVERRIDES)
+        # as robot_state_publisher: time going backwards (a bag replayed) resets stamps
+        self._time_jump = self.get_clock().create_jump_callback(
+            JumpThreshold(min_forward=None, min_backward=Duration(nanoseconds=-1)),
+            post_callback=self._on_time_jump)
         self.create_service(GetModelStatus, '~/get_model_status', self._on_model_status)
         self.create_service(GetForwardKinematics, '~/get_forward_kinematics',
                             self._on_forward_kinematics)
         self.create_service(GetJacobian, '~/get_jacobian', self._on_jacobian)
         self.create_service(LoadHrdf, '~/load_hrdf', self._on_load_hrdf)
         self.create_service(ValidateHrdf, '~/validate_hrdf', self._on_validate_hrdf)
-        if params.publish_frequency > 0.0:
-            self.create_timer(1.0 / params.publish_frequency, self._on_timer)
+        if params.republish_frequency > 0.0:
+            self.create_timer(1.0 / params.republish_frequency, self._on_timer)
         self.create_timer(SUMMARY_PERIOD_S, self._log_rejected_summary)
 
     # -- model switching ---------------------------------------------------------------
@@ -215,6 +219,15 @@ class HrdfStatePublisher(Node):
         pending, self._pending = self._pending, None
         if pending is not None:
             self._switch_to(pending)
+        if any(p.name in PUBLISH_PARAMETERS for p in parameters):
+            self._apply_publish_parameters()
+
+    def _apply_publish_parameters(self) -> None:
+        """A run-time ``publish_frequency``/``ignore_timestamp`` (type, range: rclpy)."""
+        self.ignore_timestamp, self._throttle_ns = publish_limits(self)
+        self.input.ignore_timestamp = self.ignore_timestamp
+        self._next_publish_ns = (self._last_published_ns + self._throttle_ns
+                                 if self._throttle_ns else NEVER_NS)
 
     def _report_load_failure(self, exc: LoadError) -> None:
         self.get_logger().error(f'HRDF not loaded, keeping robot "{self.robot.name}" from '
@@ -235,17 +248,8 @@ class HrdfStatePublisher(Node):
         except LoadError as exc:
             if not request.hrdf_path or request.hrdf_text:
                 self._report_load_failure(exc)
-            response.success, response.message = False, str(exc).splitlines()[0]
-            response.errors = [diagnostic_msg(d) for d in exc.diagnostics
-                               if d.severity == 'error']
-            response.warnings = [diagnostic_msg(d) for d in exc.diagnostics
-                                 if d.severity == 'warning']
-            return response
-        response.success = True
-        response.message = (f'loaded robot "{robot.name}" from {robot.source}: '
-                            f'{robot.model.dof_count} DoF')
-        response.warnings = [diagnostic_msg(w) for w in robot.model.warnings]
-        return response
+            return load_result(response, error=exc)
+        return load_result(response, robot=robot)
 
     # -- joint_states and TF -----------------------------------------------------------
 
@@ -267,9 +271,21 @@ class HrdfStatePublisher(Node):
                                           throttle_duration_sec=WARN_PERIOD_S)
             return
         if stamp_ns == 0:
-            stamp = self.get_clock().now().to_msg()
+            now = self.get_clock().now()
+            stamp, stamp_ns = now.to_msg(), now.nanoseconds
         self._stamp = stamp
+        if stamp_ns < self._next_publish_ns:
+            return  # publish_frequency: the joint state is updated, /tf waits
+        self._last_published_ns = stamp_ns
+        self._next_publish_ns = stamp_ns + self._throttle_ns if self._throttle_ns else NEVER_NS
         self._publish_moving(stamp)
+
+    def _on_time_jump(self, jump) -> None:
+        """Time went backwards or changed type: forget the stamps of the old time line."""
+        if jump.clock_change == ClockChange.ROS_TIME_NO_CHANGE:
+            self.get_logger().warning('Moved backwards in time, re-publishing joint transforms')
+        self._last_published_ns = self._next_publish_ns = NEVER_NS
+        self.input.last_stamp_ns = -1
 
     def _log_rejected_summary(self):
         counts = dict(self.input.rejected)

@@ -3,13 +3,20 @@
 In: an rclpy node (values from ``--ros-args -p``, a parameter file or a launch file).
 Out: :class:`NodeParameters`, or :class:`StartupError` naming the bad parameter. The
 meaning of each parameter is documented in :mod:`hrdf_ros.ros.node`.
+
+``publish_frequency`` and ``ignore_timestamp`` mean what they mean in
+robot_state_publisher (Jazzy/Kilted, ``src/robot_state_publisher.cpp``): a message's /tf
+is published only when its header stamp is at least ``1000 / publish_frequency`` ms
+(truncated to whole ms) after the stamp last published, unless ``ignore_timestamp``;
+both can be set at run time. :func:`throttle_interval_ns` is that rule.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+from typing import Tuple
 
-from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
 from rclpy.node import Node
 
 from ..export.limits import read_limits
@@ -17,6 +24,34 @@ from .joint_input import MISSING_JOINT_POLICIES
 from .loaded_robot import RobotOptions
 
 READ_ONLY = ParameterDescriptor(read_only=True)
+#: robot_state_publisher's bounds of publish_frequency (Hz); rclpy enforces them on set.
+MAX_PUBLISH_FREQUENCY = 1000.0
+PUBLISH_FREQUENCY = ParameterDescriptor(
+    description='maximum /tf rate in joint_states stamp time, as robot_state_publisher: a '
+                'message is published only if its stamp is >= 1000/publish_frequency ms '
+                '(whole ms) after the last published stamp; 0 = every message',
+    floating_point_range=[FloatingPointRange(from_value=0.0, to_value=MAX_PUBLISH_FREQUENCY)])
+IGNORE_TIMESTAMP = ParameterDescriptor(
+    description='as robot_state_publisher: publish every joint_states message, whatever '
+                'its stamp (no publish_frequency limit, out-of-order stamps accepted)')
+REPUBLISH_FREQUENCY = ParameterDescriptor(
+    description='Hz at which the latest moving transforms are published again, stamped '
+                'now; 0 = never (robot_state_publisher has no such timer)',
+    read_only=True,
+    floating_point_range=[FloatingPointRange(from_value=0.0, to_value=MAX_PUBLISH_FREQUENCY)])
+
+
+def throttle_interval_ns(publish_frequency: float, ignore_timestamp: bool) -> int:
+    """Least stamp distance (ns) between two /tf publications; 0 means no limit.
+
+    robot_state_publisher computes ``milliseconds(uint64(1000.0 / publish_frequency))``:
+    20 Hz -> 50 ms, 3 Hz -> 333 ms, 1000 Hz -> 1 ms. Its value at 0 Hz is undefined
+    (1000/0 cast to an integer); here 0 Hz means no limit, as ``ignore_timestamp``
+    (which additionally accepts out-of-order stamps, see :mod:`.joint_input`).
+    """
+    if ignore_timestamp or publish_frequency <= 0.0:
+        return 0
+    return int(1000.0 / publish_frequency) * 1_000_000
 
 
 class StartupError(Exception):
@@ -28,33 +63,59 @@ class NodeParameters:
     """Parameter values the node runs with.
 
     Attributes:
-        hrdf_file: the HRDF path (the only parameter that may change at run time).
-        publish_frequency: Hz, re-publication rate of the moving transforms (0: none).
+        hrdf_file: the HRDF path (may change at run time: a reload).
+        publish_frequency: Hz, the /tf rate limit in stamp time (0: none); may change
+            at run time.
+        republish_frequency: Hz, re-publication rate of the latest moving transforms
+            stamped now (0: none).
         naming: what shapes the description (robot name, prefixes, limits, meshes).
         missing_joints: ``last`` or ``zero``.
-        ignore_timestamp: accept out-of-order joint_states.
+        ignore_timestamp: publish every message (no rate limit, out-of-order stamps
+            accepted); may change at run time.
         strict: spec deviations hebi-py accepts are errors in every load and validation.
     """
 
     hrdf_file: str
     publish_frequency: float
+    republish_frequency: float
     naming: RobotOptions
     missing_joints: str
     ignore_timestamp: bool
     strict: bool = False
 
 
+def publish_limits(node: Node) -> Tuple[bool, int]:
+    """(ignore_timestamp, :func:`throttle_interval_ns`) from the node's current values
+    (both may change at run time; rclpy has checked their types and range)."""
+    ignore = bool(node.get_parameter('ignore_timestamp').value)
+    return ignore, throttle_interval_ns(node.get_parameter('publish_frequency').value, ignore)
+
+
 def declare_parameters(node: Node) -> NodeParameters:
-    """Declare every parameter on ``node`` (all read-only but ``hrdf_file``) and check
-    the values.
+    """Declare every parameter on ``node`` (all read-only but ``hrdf_file``,
+    ``publish_frequency`` and ``ignore_timestamp``) and check the values.
 
     Raises:
-        StartupError: ``hrdf_file`` missing, a negative or non-finite
-            ``publish_frequency``, an unknown ``missing_joints`` policy, or an unreadable
-            or invalid ``position_limits_file``.
+        StartupError: ``hrdf_file`` missing, a value of the wrong type (e.g. an integer
+            ``publish_frequency``: write ``10.0``), a frequency outside [0, 1000] Hz, an
+            unknown ``missing_joints`` policy, or an unreadable or invalid
+            ``position_limits_file``.
     """
+    try:
+        return _declare(node)
+    except (InvalidParameterTypeException, InvalidParameterValueException) as exc:
+        hint = ''
+        if "of type 'INTEGER', expecting type 'DOUBLE'" in str(exc):
+            hint = ' (a double needs a decimal point: 10.0, not 10)'
+        raise StartupError(f'{exc}{hint}') from None
+
+
+def _declare(node: Node) -> NodeParameters:
     path = node.declare_parameter('hrdf_file', '').value
-    frequency = float(node.declare_parameter('publish_frequency', 20.0, READ_ONLY).value)
+    frequency = float(node.declare_parameter('publish_frequency', 20.0,
+                                             PUBLISH_FREQUENCY).value)
+    republish = float(node.declare_parameter('republish_frequency', 0.0,
+                                             REPUBLISH_FREQUENCY).value)
     names = node.declare_parameter(
         'joint_names', [''], ParameterDescriptor(description='joint names, HEBI order',
                                                  read_only=True)).value
@@ -72,15 +133,14 @@ def declare_parameters(node: Node) -> NodeParameters:
         hebi_meshes=bool(node.declare_parameter('hebi_meshes', False, READ_ONLY).value),
         exact_masses=bool(node.declare_parameter('exact_masses', False, READ_ONLY).value))
     missing_joints = node.declare_parameter('missing_joints', 'last', READ_ONLY).value
-    ignore_timestamp = bool(node.declare_parameter('ignore_timestamp', False, READ_ONLY).value)
+    ignore_timestamp = bool(node.declare_parameter('ignore_timestamp', False,
+                                                   IGNORE_TIMESTAMP).value)
     strict = bool(node.declare_parameter('strict', False, READ_ONLY).value)
     if not path:
         raise StartupError('parameter "hrdf_file" is required '
                            '(--ros-args -p hrdf_file:=/path/to/robot.hrdf)')
-    if not math.isfinite(frequency) or frequency < 0.0:
-        raise StartupError(f'publish_frequency must be >= 0 Hz, got {frequency}')
     if missing_joints not in MISSING_JOINT_POLICIES:
         raise StartupError(f'missing_joints must be one of '
                            f'{", ".join(MISSING_JOINT_POLICIES)}, got "{missing_joints}"')
-    return NodeParameters(path, frequency, naming, missing_joints, ignore_timestamp,
-                          strict=strict)
+    return NodeParameters(path, frequency, republish, naming, missing_joints,
+                          ignore_timestamp, strict=strict)

@@ -17,7 +17,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from .node import LATCHED_QOS, TF_QOS
+from .qos import LATCHED_QOS, TF_QOS
 from .tf_buffer import TfBuffer
 
 STATIC_LISTENER_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,

@@ -1,0 +1,430 @@
+"""Driving the real ``ros2`` command line from tests, as a user types it.
+
+Every command runs as its own process with the environment ``source env.sh`` gives a
+shell (the venv on PATH and first on AMENT_PREFIX_PATH) and in its own session, so a
+command that hangs is killed whole. ``ros2 launch`` gets SIGINT at its default action
+(a process started from a non-interactive shell may inherit it ignored, and launch
+never installs a handler) and is stopped like a Ctrl-C: SIGINT to its process group.
+Every PID the launch started is recorded (its "process started with pid [N]" lines and
+the processes of its session) and checked gone afterwards.
+
+Traps these helpers avoid (measured on 2 cores, see the README's "ROS 2 command line"):
+``ros2 service call`` has no timeout option (it waits for ever, so every command here
+has a timeout); ``ros2 topic echo --once --timeout N`` exits 0 with no output when
+nothing came (outputs are checked, not only exit codes); ``ros2 topic pub --once``
+waits for a matching subscription (``-w 1``) for at most ``--max-wait-time-secs``;
+discovery without the daemon is slow and sometimes misses nodes, so each test module
+starts the daemon once and stops it at its end (it is per ROS_DOMAIN_ID).
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import pytest
+import yaml
+
+from hrdf_ros.kinematics.rotations import quaternion_to_rotation
+
+from conftest import KITS_DIR
+
+VENV = sys.prefix
+ROS2 = os.path.join(VENV, 'bin', 'ros2')
+#: TMPDIR of every command: launch_ros writes a params file per node start there and
+#: never removes it; this directory goes when the test run ends.
+TMPDIR = tempfile.mkdtemp(prefix='hrdf_ros_cli_')
+atexit.register(shutil.rmtree, TMPDIR, True)
+
+
+def ros_env(prefixes=()) -> Dict[str, str]:
+    """os.environ plus what ``source env.sh`` sets (venv on PATH, on AMENT_PREFIX_PATH),
+    with further ament ``prefixes`` in front (stand-in packages)."""
+    env = dict(os.environ)
+    prefixes = list(prefixes) + [
+        p for p in env.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]
+    if VENV not in prefixes:
+        prefixes.append(VENV)
+    env['AMENT_PREFIX_PATH'] = os.pathsep.join(prefixes)
+    env['PATH'] = os.path.join(VENV, 'bin') + os.pathsep + env.get('PATH', '')
+    env['PYTHONUNBUFFERED'] = '1'  # launch output reaches the log as it happens
+    env['TMPDIR'] = TMPDIR
+    return env
+
+
+def require_ros2_cli():
+    """Skip the calling test module when the ros2 CLI and launch are not installed
+    (.ci/run fails on any skipped ROS test)."""
+    if not os.access(ROS2, os.X_OK):
+        pytest.skip('the ros2 CLI is not installed in the venv: run make env with '
+                    '../shared/ros2-extra present', allow_module_level=True)
+
+
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class Result:
+    """Exit code and combined stdout/stderr of a finished command."""
+
+    def __init__(self, args, code, output):
+        self.args, self.code, self.output = args, code, output
+
+    def __repr__(self):
+        return f'$ {shlex.join(self.args)}\n(exit code {self.code})\n{self.output}'
+
+
+def run(command: str, timeout: float = 30.0, cwd: Optional[str] = None) -> Result:
+    """Run a shell-style command line (``ros2 ...``) and wait for it, at most
+    ``timeout`` s (then its whole session is killed and the test fails)."""
+    args = shlex.split(command)
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, env=ros_env(), cwd=cwd, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        raise AssertionError(f'no exit within {timeout} s: $ {command}\n{output}') from None
+    return Result(args, process.returncode, output)
+
+
+def run_all(commands, timeout: float = 60.0, cwd: Optional[str] = None,
+            workers: int = 4) -> List[Result]:
+    """:func:`run` for independent commands, a few at a time (most of a CLI call is
+    waiting for discovery); results in the order of ``commands``."""
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(lambda c: run(c, timeout=timeout, cwd=cwd), commands))
+
+
+def start(command: str, cwd: Optional[str] = None) -> subprocess.Popen:
+    """Start a command in the background (own session); its output goes to a pipe."""
+    return subprocess.Popen(shlex.split(command), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=ros_env(), cwd=cwd,
+                            start_new_session=True)
+
+
+def finish(process: subprocess.Popen, timeout: float = 30.0) -> str:
+    """Wait for a background command; returns its output (killed after ``timeout``)."""
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+    return output
+
+
+def alive(pid: int) -> bool:
+    """True when the process exists and is not a zombie."""
+    try:
+        with open(f'/proc/{pid}/stat') as handle:
+            return handle.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except OSError:
+        return False
+
+
+def session_pids(sid: int) -> List[int]:
+    """PIDs of the live processes of session ``sid``."""
+    pids = []
+    for entry in os.listdir('/proc'):
+        if entry.isdigit():
+            try:
+                with open(f'/proc/{entry}/stat') as handle:
+                    fields = handle.read().rsplit(')', 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] != 'Z':
+                pids.append(int(entry))
+    return pids
+
+
+class Background:
+    """A long-running command (``ros2 launch``, ``ros2 run``) in its own session, its
+    output in a temporary file.
+
+    Args:
+        command: the command line.
+        cwd: working directory (relative ``hrdf_file`` values resolve against it).
+        prefixes: ament prefixes put before the venv (see :func:`ros_env`).
+    """
+
+    def __init__(self, command: str, cwd: Optional[str] = None, prefixes=()):
+        self.command = command
+        self._log = tempfile.TemporaryFile(mode='w+')
+        self.process = subprocess.Popen(
+            shlex.split(self.command), stdout=self._log, stderr=subprocess.STDOUT,
+            env=ros_env(prefixes), cwd=cwd, start_new_session=True,
+            preexec_fn=_default_sigint)
+        self.code: Optional[int] = None
+        self._seen = {self.process.pid}
+
+    def output(self) -> str:
+        self._log.seek(0)
+        return self._log.read()
+
+    def started_pids(self) -> List[int]:
+        """PIDs the launch reported ("process started with pid [N]")."""
+        return [int(p) for p in re.findall(r'process started with pid \[(\d+)\]',
+                                           self.output())]
+
+    def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match:
+        """Wait until the output matches the regular expression ``pattern``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            match = re.search(pattern, self.output())
+            if match:
+                self._seen.update(self.started_pids() + session_pids(self.process.pid))
+                return match
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f'no "{pattern}" from $ {self.command} (exit code '
+                                     f'{self.process.poll()}):\n{self.output()}')
+            time.sleep(0.05)
+
+    def wait_exit(self, timeout: float = 30.0) -> int:
+        """Wait for the launch to end by itself; returns its exit code."""
+        try:
+            self.code = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(f'$ {self.command} did not end:\n{self.output()}') from None
+        return self.code
+
+    def interrupt(self, timeout: float = 20.0) -> int:
+        """Ctrl-C: SIGINT to the process group; returns the exit code."""
+        self._seen.update(self.started_pids() + session_pids(self.process.pid))
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
+        return self.wait_exit(timeout)
+
+    def leftovers(self) -> List[int]:
+        """Every PID ever seen for this launch that is still running."""
+        self._seen.update(self.started_pids())
+        return sorted(pid for pid in self._seen if alive(pid))
+
+    def kill(self):
+        """Clean-up after a failure: SIGKILL to everything still running."""
+        for pid in self.leftovers() + session_pids(self.process.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self):
+        """Stop (SIGINT, then SIGKILL if needed) and release the log."""
+        if self.process.poll() is None:
+            try:
+                self.interrupt()
+            except AssertionError:
+                pass
+        self.kill()
+        self._log.close()
+
+
+# -- outputs -------------------------------------------------------------------------
+
+def echoed(output: str) -> List[dict]:
+    """The messages printed by ``ros2 topic echo`` (YAML documents separated by
+    ``---``); floats are printed with Python's repr, so they are exact."""
+    return [doc for doc in yaml.safe_load_all(output) if isinstance(doc, dict)]
+
+
+def transforms(messages) -> Dict[str, Tuple[str, np.ndarray]]:
+    """child frame -> (parent frame, 4x4) from echoed tf2_msgs/TFMessage messages."""
+    out = {}
+    for message in messages:
+        for t in message['transforms']:
+            pose = np.eye(4)
+            r, p = t['transform']['rotation'], t['transform']['translation']
+            pose[:3, :3] = quaternion_to_rotation((r['x'], r['y'], r['z'], r['w']))
+            pose[:3, 3] = (p['x'], p['y'], p['z'])
+            out[t['child_frame_id']] = (t['header']['frame_id'], pose)
+    return out
+
+
+def chain(tree: Dict[str, Tuple[str, np.ndarray]], root: str, tip: str) -> np.ndarray:
+    """Pose of ``tip`` in ``root`` through the transforms of :func:`transforms`."""
+    pose, frame = np.eye(4), tip
+    while frame != root:
+        assert frame in tree, f'no transform to {frame} (have {sorted(tree)})'
+        parent, step = tree[frame]
+        pose, frame = step @ pose, parent
+    return pose
+
+
+class _Names(dict):
+    def __missing__(self, name):
+        return _Call()
+
+
+class _Call:
+    """Stands for every name in a printed message: calling it returns its fields."""
+
+    def __getattr__(self, name):
+        return self
+
+    def __call__(self, *args, **fields):
+        return fields if fields or not args else list(args[-1])
+
+
+def service_response(output: str) -> dict:
+    """The response printed by ``ros2 service call`` (``response:`` then the message's
+    repr, e.g. ``pkg.srv.X_Response(success=True, poses=[geometry_msgs.msg....])``) as
+    nested dicts; evaluated without builtins, every name standing for a field recorder."""
+    assert 'response:' in output, output
+    text = output.split('response:', 1)[1].strip()
+    return eval(text, {'__builtins__': {}}, _Names())  # noqa: S307 (test output only)
+
+
+def wait_until(predicate, timeout: float = 20.0, interval: float = 0.2) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
+
+
+# -- the commands of the README's ROS section ----------------------------------------
+# Tests run exactly these strings (test_readme_shows_the_commands checks the README
+# has each one); they run in a directory holding the files they name (robots()).
+
+KIT, OTHER_KIT = 'A-2085-06.hrdf', 'A-2099-07.hrdf'      # HEBI kits: 6 and 7 DoF
+BAD_HRDF = '<robot version="1.2.0">\n  <actuator type="X5-77"/>\n</robot>\n'
+Q = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+#: joint_states with a stamp of its own, so that /tf can be matched to it (the node
+#: stamps /tf with the joint_states stamp); sec 1000 + k for the k-th try
+STAMP_NSEC = 424242
+JOINT_STATES = ('ros2 topic pub --once -w 1 --max-wait-time-secs 10 /joint_states '
+                'sensor_msgs/msg/JointState "{header: {stamp: {sec: 1000, nanosec: 424242}}, '
+                'name: [J1, J2, J3, J4, J5, J6], position: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}"')
+ECHO_TF = ('ros2 topic echo /tf tf2_msgs/msg/TFMessage --once --full-length --timeout 30 '
+           '--filter "m.transforms[0].header.stamp.nanosec == 424242"')
+ECHO_TF_STATIC = ('ros2 topic echo /tf_static tf2_msgs/msg/TFMessage --once --full-length '
+                  '--qos-durability transient_local --qos-reliability reliable --timeout 20')
+ECHO_DESCRIPTION = ('ros2 topic echo /robot_description std_msgs/msg/String --once '
+                    '--full-length --qos-durability transient_local '
+                    '--qos-reliability reliable --timeout 20')
+POSITIONS = '{positions: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}'
+
+
+def service_call(service: str, values: str = '', node: str = '/hrdf_ros_node') -> str:
+    """The command ``ros2 service call <node>/<service> <type> ['<values>']``."""
+    kind = ''.join(word.title() for word in service.split('_'))
+    command = f'ros2 service call {node}/{service} hrdf_ros_interfaces/srv/{kind}'
+    return command + (f" '{values}'" if values else '')
+
+
+def left(command: str) -> str:
+    """The same command for the robot in namespace ``left``."""
+    for name in ('/robot_description', '/joint_states', '/hrdf_ros_node/'):
+        command = command.replace(f' {name}', f' /left{name}')
+    return command
+
+
+LAUNCH = f'ros2 launch hrdf_ros hrdf.launch.py hrdf_file:={KIT} publish_frequency:=10'
+LAUNCH_LEFT = (f'ros2 launch hrdf_ros hrdf.launch.py hrdf_file:={KIT} namespace:=left '
+               'frame_prefix:=left/')
+LAUNCH_XML = (f'ros2 launch hrdf_ros hrdf.launch.xml hrdf_file:={KIT} publish_frequency:=0 '
+              'robot_name:=123')
+#: launch files with an invalid HRDF: each must end with exit code 1
+LAUNCH_BAD = {name: f'ros2 launch hrdf_ros {name} hrdf_file:=bad.hrdf'
+              for name in ('hrdf.launch.py', 'hrdf.launch.xml', 'view.launch.py')}
+SHOW_ARGS = {name: f'ros2 launch hrdf_ros {name} --show-args'
+             for name in ('hrdf.launch.py', 'hrdf.launch.xml', 'view.launch.py')}
+VIEW_HEADLESS = 'ros2 launch hrdf_ros view.launch.py rviz:=false gui:=false'
+VIEW = 'ros2 launch hrdf_ros view.launch.py'
+RUN = f'ros2 run hrdf_ros hrdf_ros_node --ros-args -p hrdf_file:={KIT}'
+HRDF_URDF = f'hrdf urdf {KIT} -o {KIT[:-5]}.urdf'
+PARAM_GET = {name: f'ros2 param get /hrdf_ros_node {name}'
+             for name in ('publish_frequency', 'robot_name', 'ignore_timestamp')}
+PARAM_SET_BAD = 'ros2 param set /hrdf_ros_node hrdf_file missing.hrdf'
+PARAM_SET = f'ros2 param set /hrdf_ros_node hrdf_file {OTHER_KIT}'
+NODE_LIST = 'ros2 node list'
+TF_SUBSCRIBERS = 'ros2 topic info /tf -v'
+PACKAGE = ['ros2 pkg prefix hrdf_ros', 'ros2 pkg executables hrdf_ros',
+           'python -c "from ament_index_python.packages import get_package_share_directory; '
+           'print(get_package_share_directory(\'hrdf_ros\'))"']
+#: (service, request): a good and a bad request for each service with request fields
+SERVICES = [
+    ('get_model_status', ''),
+    ('get_forward_kinematics', POSITIONS),
+    ('get_forward_kinematics', '{positions: [0.1]}'),
+    ('get_jacobian', POSITIONS),
+    ('get_jacobian', '{positions: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], frame_type: elbow}'),
+    ('validate_hrdf', f'{{hrdf_path: {OTHER_KIT}}}'),
+    ('validate_hrdf', '{hrdf_path: bad.hrdf}'),
+    ('load_hrdf', '{hrdf_path: bad.hrdf}'),
+    ('load_hrdf', f'{{hrdf_path: {KIT}}}'),
+]
+#: every command line the real-CLI tests run (the README's ROS section shows each one)
+README_COMMANDS = (
+    [LAUNCH, LAUNCH_LEFT, LAUNCH_XML, VIEW_HEADLESS, VIEW, RUN, HRDF_URDF, PARAM_SET_BAD,
+     PARAM_SET, NODE_LIST, TF_SUBSCRIBERS, ECHO_DESCRIPTION, ECHO_TF, ECHO_TF_STATIC,
+     JOINT_STATES, left(ECHO_DESCRIPTION), left(JOINT_STATES),
+     left(service_call('get_model_status')), 'ros2 daemon start', 'ros2 daemon stop',
+     'ros2 launch hrdf_ros view.launch.py gui:=true',
+     'ros2 launch hrdf_ros view.launch.py gui:=false']
+    + list(LAUNCH_BAD.values()) + list(SHOW_ARGS.values()) + list(PARAM_GET.values())
+    + PACKAGE + [service_call(*request) for request in SERVICES])
+
+
+def robots(directory) -> str:
+    """Fill ``directory`` with the files the commands name: the two kits (links to
+    ../shared/hrdf/kits) and bad.hrdf (an unknown actuator type on line 2)."""
+    for name in (KIT, OTHER_KIT):
+        os.symlink(os.path.join(KITS_DIR, name), os.path.join(directory, name))
+    with open(os.path.join(directory, 'bad.hrdf'), 'w') as handle:
+        handle.write(BAD_HRDF)
+    return str(directory)
+
+
+def wait_for_node(name: str = '/hrdf_ros_node', timeout: float = 20.0):
+    """Wait until ``ros2 node list`` (the daemon's graph) shows the node."""
+    assert wait_until(lambda: name in run(NODE_LIST).output.split(), timeout), \
+        f'{name} not in ros2 node list'
+
+
+def pose_from_tf(namespace: str = '', prefix: str = '', cwd: Optional[str] = None):
+    """The README's steps: echo /tf in the background (only the /tf of our stamp),
+    publish one joint_states (again, 1 s later in stamp time, if no /tf came: delivery is
+    best effort), echo the latched /tf_static; returns the end-effector pose in the base
+    link chained from both, and the /tf message."""
+    echo = start(ECHO_TF, cwd=cwd)
+    echo_static = start(ECHO_TF_STATIC, cwd=cwd)
+    try:
+        # the echo's node (named after its PID) must be on /tf before joint_states go out
+        assert wait_until(lambda: f'_{echo.pid}' in run(TF_SUBSCRIBERS).output,
+                          20.0), 'ros2 topic echo /tf did not subscribe'
+        time.sleep(0.5)  # the daemon saw the echo; give the node's publisher time to match
+        publish = left(JOINT_STATES) if namespace == '/left' else JOINT_STATES
+        for attempt in range(3):
+            result = run(publish.replace('sec: 1000,', f'sec: {1000 + attempt},'), timeout=30)
+            assert result.code == 0 and 'publishing #1' in result.output, result
+            if wait_until(lambda: echo.poll() is not None, 3.0):
+                break
+        moving = echoed(finish(echo, 10))
+        static = echoed(finish(echo_static, 20))
+    finally:
+        for process in (echo, echo_static):
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+    assert moving, 'nothing from ros2 topic echo /tf'
+    assert static, 'nothing from ros2 topic echo /tf_static'
+    assert {t['header']['stamp']['nanosec'] for t in moving[0]['transforms']} == {STAMP_NSEC}
+    tree = transforms(static + moving)
+    return chain(tree, f'{prefix}base_link', f'{prefix}end_effector'), moving
