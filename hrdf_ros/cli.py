@@ -5,14 +5,15 @@ Subcommands:
                                      --json: one {"file", "valid", "errors", "warnings"}
                                      object per line
     hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P] [--xacro] [--limits YAML]
-              [--hebi-meshes]
+              [--hebi-meshes] [--ros2-control {mock,gazebo,hebi} [--hebi-config PKG FILE]]
     hrdf fk FILE --positions "q1 q2 ..." [--frame-type T] [--json]
     hrdf jacobian FILE --positions "q1 q2 ..." [--frame-type T] [--json]
     hrdf info FILE [--json]          dof, joint names, frame counts, total mass (kg) and the
                                      element tree (a chain per output of branching elements)
-    hrdf moveit FILE -o DIR [--name N] [--joint-prefix P]
-                                     MoveIt 2 config (URDF, SRDF, kinematics, joint limits,
-                                     controllers; hrdf_ros.export.moveit) in DIR; prints the paths
+    hrdf moveit FILE -o DIR [--name N] [--joint-prefix P] [--limits YAML]
+              [--collision-samples N] [--seed S] [--ros2-control ...] [--hebi-config ...]
+                                     a MoveIt 2 config package in DIR (hrdf_ros.export.moveit);
+                                     prints the paths written
 
 Positions are in rad (m for prismatic joints), in HEBI joint order. Frames are 4x4
 homogeneous transforms in the robot's reference frame (base frame applied), row major.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from typing import List, Optional
 
@@ -92,6 +94,10 @@ def _cmd_urdf(args) -> int:
         write = to_xacro if args.xacro else to_urdf
         text = write(model, name, joint_prefix=args.joint_prefix, position_limits=limits,
                      hebi_meshes=args.hebi_meshes)
+        control = _ros2_control_options(args)
+        if control is not None:
+            from .export.ros2_control import add_ros2_control
+            text = add_ros2_control(text, control)
     except ValueError as exc:
         raise _UsageError(str(exc)) from None
     if args.output and args.output != '-':
@@ -220,20 +226,49 @@ def _cmd_info(args) -> int:
     return EXIT_OK
 
 
+def _ros2_control_options(args):
+    """The ``--ros2-control`` / ``--hebi-config`` choice, or ``None``."""
+    # imported here: only these options need it
+    from .export.ros2_control import Ros2ControlOptions
+    if args.ros2_control is None:
+        if args.hebi_config:
+            raise _UsageError('--hebi-config needs --ros2-control hebi')
+        return None
+    package, config = args.hebi_config or ('', '')
+    return Ros2ControlOptions(args.ros2_control, package, config)
+
+
 def _cmd_moveit(args) -> int:
-    # imported here: only this subcommand needs PyYAML
-    from .export.moveit import write_moveit_config
+    # imported here: only this subcommand needs Jinja2 (and python-fcl)
+    from .export.moveit import moveit_package, write_moveit_package
+    from .export.moveit.limits import read_limits_file
     model, code = _load_or_report(args.file)
     if model is None:
         return code
-    name = _robot_name(args)
+    name = args.name or re.sub(r'[^A-Za-z0-9_.-]', '_', _robot_name(args)).lstrip('.-')
     try:
-        paths = write_moveit_config(model, args.output, name, joint_prefix=args.joint_prefix)
-    except ValueError as exc:
+        package = moveit_package(
+            model, name, joint_prefix=args.joint_prefix,
+            limits=read_limits_file(args.limits) if args.limits else None,
+            samples=args.collision_samples, seed=args.seed,
+            ros2_control=_ros2_control_options(args))
+    except (ValueError, ImportError) as exc:
         raise _UsageError(str(exc)) from None
-    for path in paths:
+    for path in write_moveit_package(package, args.output):
         print(path)
+    for note in package.notes:
+        print(f'hrdf: note: {note}', file=sys.stderr)
+    print(f'hrdf: MoveIt config package {package.name} in {args.output}: build it in a '
+          f'colcon workspace, then: ros2 launch {package.name} demo.launch.py',
+          file=sys.stderr)
     return EXIT_OK
+
+
+def _add_ros2_control_options(parser, help_text: str) -> None:
+    parser.add_argument('--ros2-control', choices=('mock', 'gazebo', 'hebi'), help=help_text)
+    parser.add_argument('--hebi-config', nargs=2, metavar=('PKG', 'FILE'),
+                        help='HEBI robot config for --ros2-control hebi: package and file '
+                             'in its share folder (hebi_hardware config_pkg, config_file)')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -255,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help='joint position limits, a YAML mapping joint: [lower, upper]')
     p.add_argument('--hebi-meshes', action='store_true',
                    help='actuator meshes from package://hebi_description')
+    _add_ros2_control_options(p, 'add a <ros2_control> block for every movable joint')
     p.set_defaults(run=_cmd_urdf)
     for name, run, help_text in (
             ('fk', _cmd_fk, 'forward kinematics'),
@@ -269,11 +305,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('file', metavar='FILE')
     p.add_argument('--json', action='store_true')
     p.set_defaults(run=_cmd_info)
-    p = sub.add_parser('moveit', help='write a MoveIt 2 configuration of an HRDF file')
+    p = sub.add_parser('moveit', help='write a MoveIt 2 config package of an HRDF file')
     p.add_argument('file', metavar='FILE')
-    p.add_argument('-o', '--output', required=True, metavar='DIR', help='output folder')
-    p.add_argument('--name', help='robot name and file stem (default: file name)')
+    p.add_argument('-o', '--output', required=True, metavar='DIR',
+                   help='package folder (e.g. ~/ws/src/<name>_moveit_config)')
+    p.add_argument('--name', help='robot name and file stem (default: file name); the '
+                                  'package is <name as a ROS name>_moveit_config')
     p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+    p.add_argument('--limits', metavar='YAML',
+                   help='joint limits: joint: [lower, upper] or joint: {position: '
+                        '[lower, upper], velocity: v, acceleration: a, effort: e}')
+    p.add_argument('--collision-samples', type=int, default=10000, metavar='N',
+                   help='random states for the self-collision matrix (default 10000; '
+                        '0: only adjacent links are disabled)')
+    p.add_argument('--seed', type=int, default=0, help='seed of those states (default 0)')
+    _add_ros2_control_options(p, 'default hardware of the package\'s ros2_control '
+                                 'xacro (default mock)')
     p.set_defaults(run=_cmd_moveit)
     return parser
 

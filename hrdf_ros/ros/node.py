@@ -21,6 +21,10 @@ Parameters (all read-only after start except ``hrdf_file``):
         URDF position limits (those joints become ``revolute``).
     hebi_meshes (bool, default false): draw actuators with HEBI's meshes
         (``package://hebi_description/...``).
+    ros2_control (string, ``''``, ``mock``, ``gazebo`` or ``hebi``; default ``''``): add
+        a ``<ros2_control>`` block for every movable joint to the URDF, with that
+        hardware (:mod:`hrdf_ros.export.ros2_control`); ``hebi`` also needs
+        hebi_config_pkg and hebi_config_file (HEBI's config_pkg, config_file).
     missing_joints (string, ``last`` or ``zero``, default ``last``): the position of a
         joint absent from a joint_states message.
     ignore_timestamp (bool, default false): accept joint_states whose stamp is older

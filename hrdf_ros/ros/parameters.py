@@ -13,6 +13,7 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 
 from ..export.limits import read_limits
+from ..export.ros2_control import Ros2ControlOptions
 from .joint_input import MISSING_JOINT_POLICIES
 from .loaded_robot import RobotOptions
 
@@ -42,14 +43,31 @@ class NodeParameters:
     ignore_timestamp: bool
 
 
+def _ros2_control(node: Node):
+    """``ros2_control`` ('' none, mock, gazebo, hebi) with ``hebi_config_pkg`` and
+    ``hebi_config_file`` as :class:`Ros2ControlOptions`, or ``None``."""
+    hardware = node.declare_parameter('ros2_control', '', READ_ONLY).value
+    package = node.declare_parameter('hebi_config_pkg', '', READ_ONLY).value
+    config = node.declare_parameter('hebi_config_file', '', READ_ONLY).value
+    if not hardware:
+        return None
+    options = Ros2ControlOptions(hardware, package, config)
+    try:
+        options.check([])
+    except ValueError as exc:
+        raise StartupError(f'ros2_control: {exc}') from None
+    return options
+
+
 def declare_parameters(node: Node) -> NodeParameters:
     """Declare every parameter on ``node`` (all read-only but ``hrdf_file``) and check
     the values.
 
     Raises:
         StartupError: ``hrdf_file`` missing, a negative or non-finite
-            ``publish_frequency``, an unknown ``missing_joints`` policy, or an unreadable
-            or invalid ``position_limits_file``.
+            ``publish_frequency``, an unknown ``missing_joints`` policy, an unreadable
+            or invalid ``position_limits_file``, or an unknown ``ros2_control`` hardware
+            (``hebi`` without ``hebi_config_pkg``/``hebi_config_file``).
     """
     path = node.declare_parameter('hrdf_file', '').value
     frequency = float(node.declare_parameter('publish_frequency', 20.0, READ_ONLY).value)
@@ -67,7 +85,8 @@ def declare_parameters(node: Node) -> NodeParameters:
         joint_prefix=node.declare_parameter('joint_prefix', 'J', READ_ONLY).value,
         joint_names=tuple(n for n in (names or []) if n),
         position_limits=limits,
-        hebi_meshes=bool(node.declare_parameter('hebi_meshes', False, READ_ONLY).value))
+        hebi_meshes=bool(node.declare_parameter('hebi_meshes', False, READ_ONLY).value),
+        ros2_control=_ros2_control(node))
     missing_joints = node.declare_parameter('missing_joints', 'last', READ_ONLY).value
     ignore_timestamp = bool(node.declare_parameter('ignore_timestamp', False, READ_ONLY).value)
     if not path:
