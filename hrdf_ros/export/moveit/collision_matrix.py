@@ -235,8 +235,7 @@ def collision_matrix(urdf: UrdfStructure, shapes: CollisionShapes, poser: LinkPo
                   if (a, b) not in reasons]
     default = poser.default_values()[None, :]
     hits = checker.colliding(default, open_pairs, stop_after_first=False)[0]
-    for pair in np.array(open_pairs, dtype=object)[hits] if hits.any() else []:
-        reasons[tuple(pair)] = 'Default'
+    reasons.update((p, 'Default') for p, hit in zip(open_pairs, hits) if hit)
     open_pairs = [p for p in open_pairs if p not in reasons]
     rng = np.random.default_rng(seed)
     seen = set()
