@@ -18,7 +18,11 @@ setup(
         ('share/' + package_name + '/config', sorted(f for f in glob('config/*')
                                                      if os.path.isfile(f))),
     ],
-    install_requires=['setuptools', 'numpy', 'defusedxml', 'PyYAML'],
+    # MoveIt config package templates (hrdf_ros/export/moveit/templates) ship as data.
+    package_data={'hrdf_ros.export.moveit': ['templates/*.jinja', 'templates/*/*.jinja']},
+    install_requires=['setuptools', 'numpy', 'defusedxml', 'PyYAML', 'Jinja2'],
+    # hrdf moveit's self-collision matrix (without it: --collision-samples 0).
+    extras_require={'moveit': ['python-fcl']},
     zip_safe=True,
     maintainer='hrdf_ros maintainers',
     maintainer_email='maintainers@hrdf-ros.dev',

@@ -1,269 +1,299 @@
-"""MoveIt config export: the SRDF, YAML files and controllers agree with the URDF
-(parsed independently with urdf_parser_py) for every kit and both hexapods."""
+"""MoveIt config package export, without ROS: the package layout (Setup Assistant's),
+and for every kit, both hexapods and the loadable real files that the SRDF, groups,
+states, limits and controllers agree with the URDF (parsed independently with
+urdf_parser_py). Loading with MoveIt's own tools is test_moveit_package.py."""
+import math
 import os
+import re
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 import yaml
 from urdf_parser_py.urdf import URDF
 
-from hrdf_ros import load, loads, to_urdf
+from hrdf_ros import load, loads
 from hrdf_ros.cli import main
 from hrdf_ros.export.frame_tree import build_frame_tree
-from hrdf_ros.export.limits import DEFAULT_JOINT_VELOCITY
-from hrdf_ros.export.moveit import moveit_config, write_moveit_config
-from hrdf_ros.export.srdf import disabled_collision_pairs, planning_groups
+from hrdf_ros.export.moveit import moveit_package, package_name_for, ros_name, \
+    write_moveit_package
+from hrdf_ros.export.moveit.collision_matrix import CollisionChecker
+from hrdf_ros.export.moveit.collision_shapes import collision_shapes
+from hrdf_ros.export.moveit.groups import planning_groups
+from hrdf_ros.export.moveit.limits import ACCELERATION_TIME, DEFAULT_JOINT_VELOCITY, \
+    parse_override, read_limits_file
+from hrdf_ros.export.moveit.link_poses import LinkPoser
+from hrdf_ros.export.moveit.states import conditioning
 from hrdf_ros.export.urdf_structure import parse_urdf
+from hrdf_ros.hrdf.catalogue import ACTUATORS
 
-from conftest import BUNDLED_ARM, KITS, REPO, kit_id
+from conftest import BUNDLED_ARM, KITS
+from moveit_robots import HEXAPOD, NAMES, ROBOTS, generated
 
-HEXAPOD = os.path.join(REPO, 'test', 'data', 'hexapod', 'hexapod.hrdf')
-HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
-ROBOTS = KITS + [BUNDLED_ARM, HEXAPOD, HEXAPOD_18]
-FILES = ['kinematics.yaml', 'joint_limits.yaml', 'ros2_controllers.yaml',
-         'moveit_controllers.yaml']
+LAUNCH = ['demo', 'move_group', 'moveit_rviz', 'rsp', 'setup_assistant',
+          'spawn_controllers', 'static_virtual_joint_tfs', 'warehouse_db']
+CONFIG = ['initial_positions.yaml', 'kinematics.yaml', 'joint_limits.yaml',
+          'pilz_cartesian_limits.yaml', 'moveit_controllers.yaml', 'ros2_controllers.yaml',
+          'moveit.rviz']
+MOVABLE = ('revolute', 'continuous', 'prismatic')
+#: smallest singular value of the scaled tip Jacobian that counts as non-singular
+NON_SINGULAR = 0.05
 
 
-def movable(robot):
-    return {j.name: j for j in robot.joints if j.type in ('revolute', 'continuous',
-                                                            'prismatic')}
+def layout(name):
+    return ({'package.xml', 'CMakeLists.txt', '.setup_assistant'}
+            | {f'config/{name}.{ext}' for ext in ('urdf', 'urdf.xacro', 'ros2_control.xacro',
+                                                  'srdf')}
+            | {f'config/{f}' for f in CONFIG} | {f'launch/{b}.launch.py' for b in LAUNCH})
 
 
-def check_config(files, name, end_effector_links):
-    """Every cross-file invariant of one generated config; returns the SRDF root."""
-    assert set(files) == {f'{name}.urdf', f'{name}.srdf'} | set(FILES)
-    robot = URDF.from_xml_string(files[f'{name}.urdf'].encode())
-    links, joints = set(robot.link_map), set(robot.joint_map)
-    moving = movable(robot)
-    srdf = ET.fromstring(files[f'{name}.srdf'])
-    assert srdf.tag == 'robot' and srdf.get('name') == robot.name
-
-    # every link and joint the SRDF names exists in the URDF
+@pytest.mark.parametrize('path', ROBOTS, ids=NAMES)
+def test_package_agrees_with_the_urdf(path):
+    model, package = generated(path)
+    name = package.robot_name
+    files = package.files
+    assert set(files) == layout(name)
+    assert re.fullmatch(r'[a-z][a-z0-9_]*', package.name) and '__' not in package.name
+    robot = URDF.from_xml_string(files[f'config/{name}.urdf'].encode())
+    moving = {j.name: j for j in robot.joints if j.type in MOVABLE}
+    parent_of = {j.child: j.parent for j in robot.joints}
+    srdf = ET.fromstring(files[f'config/{name}.srdf'])
+    assert srdf.get('name') == robot.name == name
     [virtual] = srdf.findall('virtual_joint')
-    assert (virtual.get('type'), virtual.get('parent_frame'), virtual.get('child_link')) \
-        == ('fixed', 'world', robot.get_root())
-    named_links = [n.get(a) for n in srdf.iter() for a in
-                   ('base_link', 'tip_link', 'parent_link', 'link1', 'link2')
-                   if n.get(a) is not None]
-    named_links += [n.get('name') for g in srdf.findall('group') for n in g.findall('link')]
-    assert named_links and set(named_links) <= links
-    state_joints = [j.get('name') for s in srdf.findall('group_state') for j in s]
-    assert set(state_joints) <= joints
+    assert (virtual.get('parent_frame'), virtual.get('child_link')) == ('world',
+                                                                          robot.get_root())
 
-    # arm groups: a connected URDF path base_link -> tip; its movable joints
+    # groups: chains along URDF joints, disjoint, covering every movable joint
     chains = {g.get('name'): g.find('chain') for g in srdf.findall('group')
               if g.find('chain') is not None}
-    tips = [c.get('tip_link') for c in chains.values()]
-    assert tips == (end_effector_links or tips) and len(tips) >= 1
-    group_joints = {}
+    covered = []
     for group, chain in chains.items():
-        assert chain.get('base_link') == 'base_link' == robot.get_root()
-        path = robot.get_chain('base_link', chain.get('tip_link'))
-        assert path[0] == 'base_link' and path[-1] == chain.get('tip_link')
-        for parent, joint, child in zip(path[0::2], path[1::2], path[2::2]):
-            assert robot.joint_map[joint].parent == parent
-            assert robot.joint_map[joint].child == child
-        group_joints[group] = [j for j in path[1::2] if j in moving]
-        assert group_joints[group]
-        [state] = [s for s in srdf.findall('group_state') if s.get('group') == group]
-        assert state.get('name') == 'zero'
-        assert [(j.get('name'), float(j.get('value'))) for j in state] == \
-            [(j, 0.0) for j in group_joints[group]]
+        base, tip = chain.get('base_link'), chain.get('tip_link')
+        path_links = robot.get_chain(base, tip, joints=False)
+        assert path_links[0] == base and path_links[-1] == tip
+        joints = [j for j in robot.get_chain(base, tip, links=False) if j in moving]
+        assert joints, f'group {group} has no joint'
+        covered += joints
+        for state in ('zero', 'home'):
+            [node] = [s for s in srdf.findall('group_state')
+                      if (s.get('name'), s.get('group')) == (state, group)]
+            assert [j.get('name') for j in node] == joints
+    assert sorted(covered) == sorted(moving)
+    assert bool(chains) == bool(moving)
 
-    # end effectors: one per end-effector link, hanging from its URDF parent
-    effectors = srdf.findall('end_effector')
-    assert [e.get('name') for e in effectors] == end_effector_links
-    parent_of = {j.child: j.parent for j in robot.joints}
-    for effector in effectors:
-        group = [g for g in srdf.findall('group') if g.get('name') == effector.get('group')]
-        assert [n.get('name') for n in group[0].findall('link')] == [effector.get('name')]
-        assert effector.get('parent_link') == parent_of[effector.get('name')]
-        assert chains[effector.get('parent_group')].get('tip_link') == effector.get('name')
+    # end effectors hang from their URDF parent and tip their group
+    for effector in srdf.findall('end_effector'):
+        link = effector.get('name')
+        assert effector.get('parent_link') == parent_of[link]
+        assert chains[effector.get('parent_group')].get('tip_link') == link
+        [group] = [g for g in srdf.findall('group') if g.get('name') == effector.get('group')]
+        assert [n.get('name') for n in group.findall('link')] == [link]
 
-    # disabled pairs: every URDF joint's two links at least, all "Adjacent", unique
-    pairs = [(d.get('link1'), d.get('link2')) for d in srdf.findall('disable_collisions')]
-    assert {d.get('reason') for d in srdf.findall('disable_collisions')} == {'Adjacent'}
-    unordered = {frozenset(p) for p in pairs}
-    assert len(unordered) == len(pairs) and all(len(p) == 2 for p in unordered)
-    assert {frozenset((j.parent, j.child)) for j in robot.joints} <= unordered
+    # collision matrix: links of the URDF, unique pairs, every URDF joint's links adjacent
+    reasons = {(d.get('link1'), d.get('link2')): d.get('reason')
+               for d in srdf.findall('disable_collisions')}
+    assert len(reasons) == len(srdf.findall('disable_collisions'))
+    assert set(reasons.values()) <= {'Adjacent', 'Default', 'Always', 'Never'}
+    geometric = {link.name for link in robot.links if link.collisions}
+    assert all(a < b and {a, b} <= geometric for a, b in reasons)
+    for joint in robot.joints:
+        if {joint.parent, joint.child} <= geometric:
+            assert reasons[tuple(sorted((joint.parent, joint.child)))] == 'Adjacent'
 
-    kinematics = yaml.safe_load(files['kinematics.yaml'])
+    kinematics = yaml.safe_load(files['config/kinematics.yaml'])
     assert set(kinematics) == set(chains)
-    for entry in kinematics.values():
-        assert entry == {'kinematics_solver': 'kdl_kinematics_plugin/KDLKinematicsPlugin',
-                         'kinematics_solver_search_resolution': 0.005,
-                         'kinematics_solver_timeout': 0.005}
+    for group in package.groups:
+        assert kinematics[group.name]['kinematics_solver'] == \
+            'kdl_kinematics_plugin/KDLKinematicsPlugin'
+        assert kinematics[group.name].get('position_only_ik', False) == (len(group.joints) < 6)
 
-    limits = yaml.safe_load(files['joint_limits.yaml'])
-    assert limits['default_velocity_scaling_factor'] == 0.1
-    assert limits['default_acceleration_scaling_factor'] == 0.1
-    assert set(limits['joint_limits']) == set(moving)
-    for name, entry in limits['joint_limits'].items():
-        limit = moving[name].limit
-        velocity = limit.velocity if limit is not None else None
-        assert entry['has_velocity_limits'] == bool(velocity and velocity > 0)
-        if entry['has_velocity_limits']:
-            assert entry['max_velocity'] == velocity
-        assert entry['has_acceleration_limits'] is False
-        bounded = moving[name].type in ('revolute', 'prismatic')
+    limits = yaml.safe_load(files['config/joint_limits.yaml'])['joint_limits']
+    assert set(limits) == set(moving)
+    element_of = dict(zip(build_frame_tree(model).dof_names, model.dof_elements))
+    for joint, entry in limits.items():
+        assert entry['has_velocity_limits'] and entry['has_acceleration_limits']
+        assert entry['max_velocity'] > 0 and entry['max_effort'] > 0
+        assert entry['max_acceleration'] == pytest.approx(entry['max_velocity']
+                                                          / ACCELERATION_TIME)
+        spec = ACTUATORS.get(model.elements[element_of[joint]].type)
+        if spec is not None:
+            assert (entry['max_velocity'], entry['max_effort']) == (spec.max_speed,
+                                                                    spec.max_effort)
+        bounded = moving[joint].type != 'continuous'
         assert entry['has_position_limits'] == bounded
-        if bounded:
-            assert (entry['min_position'], entry['max_position']) == (limit.lower, limit.upper)
+        assert ('min_position' in entry) == bounded
 
-    controllers = yaml.safe_load(files['ros2_controllers.yaml'])
-    manager = controllers['controller_manager']['ros__parameters']
-    assert manager['update_rate'] == 100
-    assert manager['joint_state_broadcaster']['type'] == \
-        'joint_state_broadcaster/JointStateBroadcaster'
-    moveit = yaml.safe_load(files['moveit_controllers.yaml'])
+    controllers = yaml.safe_load(files['config/ros2_controllers.yaml'])
+    moveit = yaml.safe_load(files['config/moveit_controllers.yaml'])
     simple = moveit['moveit_simple_controller_manager']
-    assert moveit['moveit_controller_manager'] == \
-        'moveit_simple_controller_manager/MoveItSimpleControllerManager'
     assert simple['controller_names'] == [f'{g}_controller' for g in chains]
-    for group, joint_list in group_joints.items():
-        name = f'{group}_controller'
+    assert set(moveit['trajectory_execution']) >= {'allowed_execution_duration_scaling',
+                                                   'allowed_goal_duration_margin',
+                                                   'allowed_start_tolerance'}
+    manager = controllers['controller_manager']['ros__parameters']
+    for group in package.groups:
+        name = group.controller
         assert manager[name]['type'] == 'joint_trajectory_controller/JointTrajectoryController'
-        params = controllers[name]['ros__parameters']
-        assert params['joints'] == joint_list
-        assert params['command_interfaces'] == ['position']
-        assert simple[name]['joints'] == joint_list
-        assert simple[name]['type'] == 'FollowJointTrajectory'
-        assert simple[name]['action_ns'] == 'follow_joint_trajectory'
-    assert sum(simple[f'{g}_controller']['default'] for g in chains) == 1
-    return srdf
+        assert controllers[name]['ros__parameters']['joints'] == group.joints == \
+            simple[name]['joints']
+    initial = yaml.safe_load(files['config/initial_positions.yaml'])['initial_positions']
+    assert set(initial) == set(moving)
 
 
-@pytest.mark.parametrize('path', ROBOTS, ids=kit_id)
-def test_config_agrees_with_the_urdf(path):
-    model = load(path)
+@pytest.mark.parametrize('path', ROBOTS, ids=NAMES)
+def test_home_is_not_singular_and_collision_free(path):
+    model, package = generated(path)
+    text = package.files[f'config/{package.robot_name}.urdf']
+    urdf = parse_urdf(text)
+    poser = LinkPoser(model, build_frame_tree(model), urdf)
+    srdf = ET.fromstring(package.files[f'config/{package.robot_name}.srdf'])
+    shapes = collision_shapes(text)
+    checked = [(a, b) for i, a in enumerate(sorted(shapes.links)) for b in
+               sorted(shapes.links)[i + 1:] if (a, b) not in package.disabled
+               and not {a, b} & set(shapes.opaque)]
+    checker = CollisionChecker(shapes, poser)
+    for group in package.groups:
+        [state] = [s for s in srdf.findall('group_state')
+                   if (s.get('name'), s.get('group')) == ('home', group.name)]
+        values = poser.default_values()
+        for joint in state:
+            values[poser.joints.index(joint.get('name'))] = float(joint.get('value'))
+        assert np.all(values >= poser.lower) and np.all(values <= poser.upper)
+        score = conditioning(group, poser, values[None, :])[0]
+        if conditioning(group, poser, poser.random_values(np.random.default_rng(1), 64)
+                        ).max() < 1e-9:   # a tip on every joint axis: six rows instead
+            score = conditioning(group, poser, values[None, :], all_rows=True)[0]
+        assert score > NON_SINGULAR, (group.name, score)
+        assert not checker.colliding(values[None, :], checked, False).any()
+
+
+def test_package_names_are_ros_names():
+    assert package_name_for('A-2085-06') == 'a_2085_06_moveit_config'
+    assert ros_name('X-Series--Double Shoulder 7DOF') == 'x_series_double_shoulder_7dof'
+    assert ros_name('7dof') == 'robot_7dof' and ros_name('--') == 'robot'
+    for path in KITS:
+        assert re.fullmatch(r'[a-z][a-z0-9_]*', package_name_for(os.path.basename(path)))
+
+
+def _groups(text, end_effectors=None):
+    model = loads(text)
     tree = build_frame_tree(model)
-    files = moveit_config(model, 'robot', tree=tree)
-    assert files['robot.urdf'] == to_urdf(model, 'robot', tree=tree)
-    srdf = check_config(files, 'robot', tree.end_effector_links)
-    groups = [g.get('name') for g in srdf.findall('group') if g.find('chain') is not None]
-    n = len(tree.end_effector_links)
-    assert groups == (['arm'] if n == 1 else [f'arm{k}' for k in range(1, n + 1)])
+    from hrdf_ros import to_urdf
+    urdf = parse_urdf(to_urdf(model, 'r', tree=tree))
+    effectors = tree.end_effector_links if end_effectors is None else end_effectors
+    return [(g.name, g.base, g.tip, g.joints) for g in planning_groups(urdf, effectors)]
 
 
-def test_hexapod_legs_are_six_disjoint_three_joint_groups():
-    files = moveit_config(load(HEXAPOD), 'hexapod')
-    joints = yaml.safe_load(files['moveit_controllers.yaml'])[
-        'moveit_simple_controller_manager']
-    legs = [joints[f'arm{k}_controller']['joints'] for k in range(1, 7)]
-    assert [len(leg) for leg in legs] == [3] * 6
-    assert sorted(sum(legs, [])) == sorted(f'J{k}' for k in range(1, 19))
+def test_groups_split_at_branch_points():
+    # no end effector: one group per chain below the branch point, to its leaf
+    assert _groups('<robot version="1.3.0"><rigid-body mass="1"><output trans="1 0 0">'
+                   '<actuator type="X5-1"/><link type="X5" extension="0.3" twist="0"/>'
+                   '<actuator type="X5-4"/></output><output><actuator type="X8-3"/>'
+                   '</output></rigid-body></robot>') == [
+        ('arm1', 'rigid_body1', 'actuator2_output', ['J1', 'J2']),
+        ('arm2', 'rigid_body1', 'actuator3_output', ['J3'])]
+    # a trunk with joints below the root, then two tools; a tool on the chassis is no group
+    assert _groups('<robot version="1.3.0"><actuator type="X8-9"/><bracket '
+                   'type="X5LightRight"/><rigid-body mass="1"><output trans="0.1 0 0">'
+                   '<actuator type="X5-1"/><end-effector/></output><output>'
+                   '<actuator type="X5-4"/><end-effector/></output><output>'
+                   '<end-effector/></output></rigid-body></robot>') == [
+        ('arm1', 'base_link', 'rigid_body1', ['J1']),
+        ('arm2', 'rigid_body1', 'end_effector1', ['J2']),
+        ('arm3', 'rigid_body1', 'end_effector2', ['J3'])]
 
 
-def test_robot_without_end_effector_plans_its_first_chain():
-    """No end effector: one group to the last link of the first chain (depth first)."""
-    model = loads('<robot version="1.3.0"><rigid-body mass="1"><output trans="1 0 0">'
-                  '<actuator type="X5-1"/><link type="X5" extension="0.3" twist="0"/>'
-                  '<actuator type="X5-4"/></output>'
-                  '<output><actuator type="X8-3"/></output></rigid-body></robot>')
-    files = moveit_config(model, 'bare')
-    srdf = check_config(files, 'bare', [])
-    [chain] = srdf.iter('chain')
-    assert chain.get('tip_link') == 'actuator2_output'
-    assert yaml.safe_load(files['ros2_controllers.yaml'])['arm_controller'][
-        'ros__parameters']['joints'] == ['J1', 'J2']
-    assert srdf.find('end_effector') is None
+def test_hexapod_legs_are_six_three_joint_groups_from_the_chassis():
+    _, package = generated(HEXAPOD)
+    assert [(g.name, len(g.joints), g.end_effector) for g in package.groups] == [
+        (f'arm{k}', 3, f'end_effector{k}') for k in range(1, 7)]
+    assert len({g.base for g in package.groups}) == 1 and package.groups[0].base != \
+        'base_link'
+    assert all(g.position_only for g in package.groups)
 
 
-def test_tree_with_prismatic_and_revolute_limits_from_the_urdf():
-    """Position limits come from the URDF given (here a revolute joint edited in)."""
-    model = loads('<robot version="1.5.0"><rigid-body mass="1"><output trans="1 0 0">'
-                  '<actuator type="X5-1"/><joint axis="ty"/><end-effector/></output>'
-                  '<output><joint axis="rx" gear_ratio="2"/><end-effector tag="tool"/>'
-                  '</output></rigid-body></robot>')
-    tree = build_frame_tree(model, ['a', 'slide', 'roll'])
-    urdf = to_urdf(model, 'tree', tree=tree).replace(
-        '<joint name="roll" type="continuous">', '<joint name="roll" type="revolute">'
-    ).replace('<axis xyz="1 0 0" />', '<axis xyz="1 0 0" />\n    '
-              '<limit lower="-0.5" upper="1.25" effort="2" velocity="3" />')
-    files = moveit_config(model, 'tree', urdf_text=urdf, tree=tree)
-    check_config(files, 'tree', ['end_effector1', 'end_effector2'])
-    limits = yaml.safe_load(files['joint_limits.yaml'])['joint_limits']
-    assert limits['roll'] == {'has_velocity_limits': True, 'max_velocity': 3.0,
-                              'has_acceleration_limits': False, 'max_acceleration': 0.0,
-                              'has_position_limits': True, 'min_position': -0.5,
-                              'max_position': 1.25}
-    assert limits['slide']['has_position_limits'] and limits['slide']['min_position'] == -1
-    # HRDF joints have no rated speed: the documented default, never 0
-    assert limits['slide']['max_velocity'] == DEFAULT_JOINT_VELOCITY > 0
-    assert limits['a']['has_position_limits'] is False          # continuous
+def test_robot_without_joints_has_no_group():
+    model = loads('<robot version="1.4.0"><rigid-body mass="7" com_trans="0.01 0 0.13" '
+                  'output_trans="0.1 0 0.2"/><end-effector/></robot>')
+    package = moveit_package(model, 'chassis', timestamp=0)
+    assert package.groups == [] and package.notes
+    srdf = package.files['config/chassis.srdf']
+    assert '<group' not in srdf and 'No planning group' in srdf
+    assert yaml.safe_load(package.files['config/kinematics.yaml']) == {}
 
 
-def test_disabled_pairs_rigid_bodies_and_links_without_geometry():
-    """Rigidly attached links are never checked against each other; two rigid bodies
-    joined by one moving joint are adjacent as wholes; links with collision geometry
-    joined only through geometry-less links count as adjacent."""
-    box = '<collision><geometry><box size="1 1 1"/></geometry></collision>'
-    urdf = parse_urdf(
-        '<robot name="r"><link name="a">' + box + '</link><link name="b"/>'
-        '<link name="c">' + box + '</link><link name="d">' + box + '</link>'
-        '<link name="e">' + box + '</link><link name="f"/>'
-        '<joint name="j1" type="continuous"><parent link="a"/><child link="b"/></joint>'
-        '<joint name="j2" type="continuous"><parent link="b"/><child link="c"/></joint>'
-        '<joint name="j3" type="revolute"><parent link="c"/><child link="d"/>'
-        '<limit lower="0" upper="1" effort="1" velocity="1"/></joint>'
-        '<joint name="f1" type="fixed"><parent link="d"/><child link="e"/></joint>'
-        '<joint name="f2" type="fixed"><parent link="e"/><child link="f"/></joint>'
-        '</robot>')
-    pairs = disabled_collision_pairs(urdf)
-    assert pairs == [('a', 'b'), ('a', 'c'), ('b', 'c'), ('c', 'd'), ('c', 'e'), ('c', 'f'),
-                     ('d', 'e'), ('d', 'f'), ('e', 'f')]
-    assert ('a', 'd') not in pairs                      # a real collision to check
-
-
-def test_bad_urdf_and_names_are_value_errors():
+def test_limits_file_forms_and_overrides(tmp_path):
+    path = tmp_path / 'limits.yaml'
+    path.write_text('J2: [-1.5, 2.0]\nJ3: {position: [-2, 2], velocity: 1.5, '
+                    'acceleration: 3}\nJ4: {lower: -1, upper: 1, effort: 4}\n')
+    overrides = read_limits_file(str(path))
     model = load(BUNDLED_ARM)
-    with pytest.raises(ValueError, match='not XML'):
-        moveit_config(model, 'arm', urdf_text='<robot')
-    with pytest.raises(ValueError, match='single tree'):
-        parse_urdf('<robot name="r"><link name="a"/><link name="b"/></robot>')
-    with pytest.raises(ValueError, match='single tree'):      # a detached loop
-        parse_urdf('<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
-                   '<joint name="j" type="fixed"><parent link="b"/><child link="c"/></joint>'
-                   '<joint name="k" type="fixed"><parent link="c"/><child link="b"/></joint>'
-                   '</robot>')
-    with pytest.raises(ValueError, match='unknown link'):
-        parse_urdf('<robot name="r"><link name="a"/><joint name="j" type="fixed">'
-                   '<parent link="a"/><child link="x"/></joint></robot>')
-    with pytest.raises(ValueError, match='not in the URDF'):
-        planning_groups(parse_urdf('<robot name="r"><link name="a"/></robot>'), ['tool'])
-    with pytest.raises(ValueError, match='file name'):
-        moveit_config(model, '../arm')
+    package = moveit_package(model, 'arm', limits=overrides, timestamp=0)
+    limits = yaml.safe_load(package.files['config/joint_limits.yaml'])['joint_limits']
+    assert (limits['J2']['min_position'], limits['J2']['max_position']) == (-1.5, 2.0)
+    assert (limits['J3']['max_velocity'], limits['J3']['max_acceleration']) == (1.5, 3.0)
+    assert limits['J4']['max_effort'] == 4.0 and limits['J1']['has_position_limits'] is False
+    urdf = URDF.from_xml_string(package.files['config/arm.urdf'].encode())
+    assert urdf.joint_map['J3'].type == 'revolute' and urdf.joint_map['J3'].limit.lower == -2
+    for bad in ([1, 0], {'position': [0, 1], 'lower': 0, 'upper': 1}, {'velocity': 0},
+                {'speed': 1}, {'acceleration': math.inf}, 'x'):
+        with pytest.raises(ValueError):
+            parse_override('J1', bad)
+    with pytest.raises(ValueError, match='unknown joints'):
+        moveit_package(model, 'arm', limits={'J9': parse_override('J9', [0, 1])})
 
 
-def test_write_moveit_config_writes_every_file(tmp_path):
+def test_hrdf_joints_get_default_velocity_and_acceleration():
+    model = loads('<robot version="1.5.0"><rigid-body mass="1"/><joint axis="ty"/>'
+                  '<joint axis="rx" gear_ratio="2"/><end-effector/></robot>')
+    package = moveit_package(model, 'slider', timestamp=0)
+    limits = yaml.safe_load(package.files['config/joint_limits.yaml'])['joint_limits']
+    for entry in limits.values():
+        assert entry['max_velocity'] == DEFAULT_JOINT_VELOCITY
+        assert entry['max_acceleration'] == DEFAULT_JOINT_VELOCITY / ACCELERATION_TIME
+    assert limits['J1']['has_position_limits'] and not limits['J2']['has_position_limits']
+
+
+def test_bad_names_and_options():
     model = load(BUNDLED_ARM)
-    paths = write_moveit_config(model, str(tmp_path / 'new' / 'dir'), 'arm')
-    assert [os.path.basename(p) for p in paths] == ['arm.urdf', 'arm.srdf'] + FILES
-    expected = moveit_config(model, 'arm')
-    for path in paths:
-        assert open(path, encoding='utf-8').read() == expected[os.path.basename(path)]
+    for name in ('', '../arm', 'a b', '-x'):
+        with pytest.raises(ValueError, match='robot name'):
+            moveit_package(model, name, samples=0)
+    with pytest.raises(ValueError, match='package name'):
+        moveit_package(model, 'arm', package_name='Arm-Config', samples=0)
+    with pytest.raises(ValueError, match='e-mail'):
+        moveit_package(model, 'arm', author_email='nobody', samples=0)
+    with pytest.raises(ValueError, match='samples'):
+        moveit_package(model, 'arm', samples=-1)
 
 
-def test_cli_moveit_writes_the_config(tmp_path, capsys):
-    out = tmp_path / 'cfg'
-    assert main(['moveit', HEXAPOD, '-o', str(out), '--name', 'hex',
-                 '--joint-prefix', 'leg']) == 0
-    printed = capsys.readouterr().out.split()
-    assert printed == [str(out / f) for f in ['hex.urdf', 'hex.srdf'] + FILES]
-    files = {f: (out / f).read_text() for f in os.listdir(out)}
-    check_config(files, 'hex', [f'end_effector{k}' for k in range(1, 7)])
-    assert 'leg18' in files['joint_limits.yaml']
-    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'arm')]) == 0
-    assert (tmp_path / 'arm' / 'x_series_arm_6dof.srdf').exists()
+def test_write_and_cli(tmp_path, capsys):
+    model = load(BUNDLED_ARM)
+    package = moveit_package(model, 'arm', samples=0, timestamp=0)
+    paths = write_moveit_package(package, str(tmp_path / 'pkg'))
+    assert {os.path.relpath(p, tmp_path / 'pkg') for p in paths} == layout('arm')
+    out = tmp_path / 'kit'
+    assert main(['moveit', KITS[0], '-o', str(out), '--collision-samples', '200',
+                 '--seed', '3']) == 0
+    captured = capsys.readouterr()
+    stem = os.path.splitext(os.path.basename(KITS[0]))[0]
+    assert sorted(captured.out.split()) == sorted(str(out / f) for f in layout(stem))
+    assert f'ros2 launch {package_name_for(stem)} demo.launch.py' in captured.err
+    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'h'), '--ros2-control', 'hebi',
+                 '--hebi-config', 'my_pkg', 'config/arm.cfg.yaml']) == 0
+    xacro_text = (tmp_path / 'h' / 'config' / 'x_series_arm_6dof.urdf.xacro').read_text()
+    assert 'default="hebi"' in xacro_text and 'default="my_pkg"' in xacro_text
+    capsys.readouterr()
+    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'x'), '--name', 'a/b']) == 2
+    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'x'), '--ros2-control',
+                 'hebi']) == 2
+    assert 'hebi-config' in capsys.readouterr().err
+    assert not (tmp_path / 'x').exists()
 
 
-def test_cli_moveit_errors(tmp_path, capsys):
-    bad = tmp_path / 'bad.hrdf'
-    bad.write_text('<robot version="1.2.0"><actuator type="X5-99"/></robot>')
-    assert main(['moveit', str(bad), '-o', str(tmp_path / 'out')]) == 1
-    assert 'X5-99' in capsys.readouterr().err
-    assert not (tmp_path / 'out').exists()
-    assert main(['moveit', str(tmp_path / 'missing.hrdf'), '-o', str(tmp_path)]) == 2
-    assert main(['moveit', BUNDLED_ARM]) == 2                      # -o is required
-    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path), '--name', 'a/b']) == 2
-    assert 'file name' in capsys.readouterr().err
+def test_cli_without_python_fcl(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(__import__('sys').modules, 'fcl', None)
+    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'p')]) == 2
+    assert 'pip install python-fcl' in capsys.readouterr().err
+    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'p'),
+                 '--collision-samples', '0']) == 0

@@ -112,3 +112,22 @@ def test_readme_shows_the_commands_the_cli_tests_run():
     readme = open(os.path.join(REPO, 'README.md')).read()
     missing = [command for command in README_COMMANDS if command not in readme]
     assert not missing, '\n'.join(missing)
+
+
+def test_moveit_templates_ship_as_package_data():
+    """Every Jinja2 template matches setup.py's package_data (and MANIFEST.in), and
+    Jinja2 is a declared runtime dependency."""
+    import fnmatch
+    setup = open(os.path.join(REPO, 'setup.py')).read()
+    tree = ast.parse(setup)
+    [data] = [n.value for n in ast.walk(tree) if isinstance(n, ast.keyword)
+              and n.arg == 'package_data']
+    patterns = ast.literal_eval(data)['hrdf_ros.export.moveit']
+    folder = os.path.join(REPO, 'hrdf_ros', 'export', 'moveit')
+    templates = [os.path.relpath(os.path.join(d, f), folder)
+                 for d, _, files in os.walk(os.path.join(folder, 'templates')) for f in files]
+    assert templates and all(any(fnmatch.fnmatch(t, p) for p in patterns) for t in templates)
+    assert 'templates *.jinja' in open(os.path.join(REPO, 'MANIFEST.in')).read()
+    assert "'Jinja2'" in setup
+    deps = {e.text for e in ET.parse(os.path.join(REPO, 'package.xml')).getroot()}
+    assert 'python3-jinja2' in deps

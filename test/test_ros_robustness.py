@@ -362,11 +362,16 @@ def test_time_going_backwards_and_qos_overrides(probe):
     clock = probe.create_publisher(Clock, '/clock', 10)
     try:
         assert probe.wait_for_node()
-        [sub] = [i for i in probe.get_subscriptions_info_by_topic('/joint_states')
-                 if i.node_name == 'hrdf_ros_node']
+
+        def endpoints(get, topic):
+            return [i for i in get(topic) if i.node_name == 'hrdf_ros_node']
+        # the graph cache may lag the matched publisher by a discovery round
+        assert probe.spin_until(
+            lambda: endpoints(probe.get_subscriptions_info_by_topic, '/joint_states')
+            and endpoints(probe.get_publishers_info_by_topic, '/tf'), 10.0)
+        [sub] = endpoints(probe.get_subscriptions_info_by_topic, '/joint_states')
         assert sub.qos_profile.reliability == ReliabilityPolicy.RELIABLE
-        [pub] = [i for i in probe.get_publishers_info_by_topic('/tf')
-                 if i.node_name == 'hrdf_ros_node']
+        [pub] = endpoints(probe.get_publishers_info_by_topic, '/tf')
         assert pub.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
         assert probe.spin_until(lambda: clock.get_subscription_count() > 0, 10.0)
         feed = Feed(probe, start=100.0)

@@ -14,7 +14,7 @@ import pytest
 from hrdf_ros import FRAME_TYPES, Kinematics, MassProperties, loads, to_urdf, to_xacro
 from hrdf_ros.cli import main
 from hrdf_ros.export.frame_tree import build_frame_tree
-from hrdf_ros.export.moveit import moveit_config
+from hrdf_ros.export.moveit import moveit_package
 
 from conftest import HEBI_FRAME_TYPES, REPO
 
@@ -122,13 +122,15 @@ def test_cli_fk_jacobian_info_without_positions(tmp_path, capsys):
 
 def test_moveit_export_has_no_planning_group(tmp_path, capsys):
     chassis = _write(tmp_path, CHASSIS, 'chassis.hrdf')
-    files = moveit_config(loads(CHASSIS), 'chassis')
-    assert '<group' not in files['chassis.srdf']
-    assert 'No planning group: the robot has no degree of freedom' in files['chassis.srdf']
+    package = moveit_package(loads(CHASSIS), 'chassis', samples=100)
+    assert package.groups == []
+    srdf = package.files['config/chassis.srdf']
+    assert '<group' not in srdf
+    assert 'No planning group: the robot has no degree of freedom' in srdf
     assert main(['moveit', chassis, '-o', str(tmp_path / 'moveit')]) == 0
     captured = capsys.readouterr()
     assert 'no planning group' in captured.err and 'Traceback' not in captured.err
-    assert len(captured.out.split()) == 6
+    assert len(captured.out.split()) == len(package.files)
 
 
 @pytest.mark.skipif(not os.path.isfile(REAL_CHASSIS), reason='no real HRDF files')

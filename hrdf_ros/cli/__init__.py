@@ -7,6 +7,7 @@ negative joint axis, are errors instead of warnings; :mod:`hrdf_ros.hrdf.lenienc
                                      object per line (each diagnostic with its "code")
     hrdf urdf FILE [-o OUT] [--name N] [--joint-prefix P] [--xacro] [--limits YAML]
               [--hebi-meshes] [--exact-masses] [--mesh-dir DIR]
+              [--ros2-control {mock,gazebo,hebi} [--hebi-config PKG FILE]]
                                      the physical fill and replaced meshes are reported
                                      on stderr as warnings
     hrdf sdf FILE [-o OUT] [--name N] [--joint-prefix P] [--limits YAML] [--hebi-meshes]
@@ -16,9 +17,10 @@ negative joint axis, are errors instead of warnings; :mod:`hrdf_ros.hrdf.lenienc
     hrdf info FILE [--json]          dof, joint names, frame counts, total mass (kg), the
                                      URDF's physical fill and the element tree (a chain
                                      per output of branching elements)
-    hrdf moveit FILE -o DIR [--name N] [--joint-prefix P]
-                                     MoveIt 2 config (URDF, SRDF, kinematics, joint limits,
-                                     controllers; hrdf_ros.export.moveit) in DIR; prints the paths
+    hrdf moveit FILE -o DIR [--name N] [--joint-prefix P] [--limits YAML]
+              [--collision-samples N] [--seed S] [--ros2-control ...] [--hebi-config ...]
+                                     a MoveIt 2 config package in DIR (hrdf_ros.export.moveit);
+                                     prints the paths written
 
 Positions are in rad (m for prismatic joints), in HEBI joint order; default all zeros
 (a robot without degrees of freedom needs none). Frames are 4x4 homogeneous transforms

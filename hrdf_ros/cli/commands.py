@@ -7,6 +7,7 @@ notes on stderr, and the exit code (:mod:`.common`).
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 from ..export.frame_tree import build_frame_tree
@@ -52,6 +53,10 @@ def cmd_export(args) -> int:
         else:
             write = to_xacro if args.xacro else to_urdf
             text = write(model, name, exact_masses=exact, **options)
+            control = ros2_control_options(args)
+            if control is not None:
+                from ..export.ros2_control import add_ros2_control
+                text = add_ros2_control(text, control)
         notes = urdf_notes(model, build_frame_tree(model, joint_prefix=args.joint_prefix),
                            exact_masses=exact)
     except ValueError as exc:
@@ -98,20 +103,38 @@ cmd_fk = matrices_command('frames', 'frames')
 cmd_jacobian = matrices_command('jacobians', 'jacobians')
 
 
+def ros2_control_options(args):
+    """The ``--ros2-control`` / ``--hebi-config`` choice, or ``None``."""
+    # imported here: only these options need it
+    from ..export.ros2_control import Ros2ControlOptions
+    if getattr(args, 'ros2_control', None) is None:
+        if getattr(args, 'hebi_config', None):
+            raise UsageError('--hebi-config needs --ros2-control hebi')
+        return None
+    package, config = args.hebi_config or ('', '')
+    return Ros2ControlOptions(args.ros2_control, package, config)
+
+
 def cmd_moveit(args) -> int:
-    # imported here: only this subcommand needs PyYAML
-    from ..export.moveit import write_moveit_config
+    # imported here: only this subcommand needs Jinja2 (and python-fcl)
+    from ..export.moveit import moveit_package, write_moveit_package
+    from ..export.moveit.limits import read_limits_file
     model, code = load_or_report(args)
     if model is None:
         return code
-    name = robot_name(args)
+    name = args.name or re.sub(r'[^A-Za-z0-9_.-]', '_', robot_name(args)).lstrip('.-')
     try:
-        paths = write_moveit_config(model, args.output, name, joint_prefix=args.joint_prefix)
-    except ValueError as exc:
+        package = moveit_package(
+            model, name, joint_prefix=args.joint_prefix,
+            limits=read_limits_file(args.limits) if args.limits else None,
+            samples=args.collision_samples, seed=args.seed,
+            ros2_control=ros2_control_options(args))
+    except (ValueError, ImportError) as exc:
         raise UsageError(str(exc)) from None
-    for path in paths:
+    for path in write_moveit_package(package, args.output):
         print(path)
-    if not model.dof_count:
-        note('the robot has no degrees of freedom: the MoveIt configuration has no '
-              'planning group (nothing to plan for)')
+    for text in package.notes:
+        note(text)
+    note(f'MoveIt config package {package.name} in {args.output}: build it in a colcon '
+         f'workspace, then: ros2 launch {package.name} demo.launch.py')
     return EXIT_OK

@@ -19,6 +19,13 @@ from .common import (EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser
 from .info import cmd_info
 
 
+def _add_ros2_control_options(parser, help_text: str) -> None:
+    parser.add_argument('--ros2-control', choices=('mock', 'gazebo', 'hebi'), help=help_text)
+    parser.add_argument('--hebi-config', nargs=2, metavar=('PKG', 'FILE'),
+                        help='HEBI robot config for --ros2-control hebi: package and file '
+                             'in its share folder (hebi_hardware config_pkg, config_file)')
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of the ``hrdf`` command."""
     parser = Parser(prog='hrdf', description='HEBI HRDF tools (hrdf_ros)')
@@ -49,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help='actuator meshes from package://hebi_description')
         p.add_argument('--mesh-dir', metavar='DIR',
                        help='download web meshes once into DIR and reference the copies')
+        if command == 'urdf':
+            _add_ros2_control_options(p, 'add a <ros2_control> block for every movable joint')
         p.set_defaults(run=cmd_export)
     for name, run, help_text in (
             ('fk', cmd_fk, 'forward kinematics'),
@@ -64,11 +73,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('file', metavar='FILE')
     p.add_argument('--json', action='store_true')
     p.set_defaults(run=cmd_info)
-    p = sub.add_parser('moveit', help='write a MoveIt 2 configuration of an HRDF file')
+    p = sub.add_parser('moveit', help='write a MoveIt 2 config package of an HRDF file')
     p.add_argument('file', metavar='FILE')
-    p.add_argument('-o', '--output', required=True, metavar='DIR', help='output folder')
-    p.add_argument('--name', help='robot name and file stem (default: file name)')
+    p.add_argument('-o', '--output', required=True, metavar='DIR',
+                   help='package folder (e.g. ~/ws/src/<name>_moveit_config)')
+    p.add_argument('--name', help='robot name and file stem (default: file name); the '
+                                  'package is <name as a ROS name>_moveit_config')
     p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+    p.add_argument('--limits', metavar='YAML',
+                   help='joint limits: joint: [lower, upper] or joint: {position: '
+                        '[lower, upper], velocity: v, acceleration: a, effort: e}')
+    p.add_argument('--collision-samples', type=int, default=10000, metavar='N',
+                   help='random states for the self-collision matrix (default 10000; '
+                        '0: only adjacent links are disabled)')
+    p.add_argument('--seed', type=int, default=0, help='seed of those states (default 0)')
+    _add_ros2_control_options(p, 'default hardware of the package\'s ros2_control '
+                                 'xacro (default mock)')
     p.set_defaults(run=cmd_moveit)
     for p in sub.choices.values():
         p.add_argument('--strict', action='store_true', help=strict_help)

@@ -7,7 +7,10 @@ In: a :class:`~hrdf_ros.model.RobotModel` (and, for MoveIt, its URDF). Out: text
   limits (YAML);
 * :mod:`.urdf` URDF and the xacro macro;
 * :mod:`.urdf_structure` a URDF read back (joints, links, geometry) for the MoveIt files;
-  :mod:`.srdf` planning groups and collision pairs; :mod:`.moveit` the MoveIt 2 files.
+* :mod:`.ros2_control` the ``<ros2_control>`` block and its xacro macro (mock, Gazebo,
+  HEBI hardware);
+* :mod:`.moveit` a MoveIt 2 config package (planning groups, states, SRDF, collision
+  matrix, limits, templates).
 
 Imports :mod:`hrdf_ros.model`, :mod:`hrdf_ros.hrdf` (catalogue data) and
 :mod:`hrdf_ros.kinematics`; never :mod:`hrdf_ros.ros` or rclpy.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from ..export.frame_tree import FrameTree, build_frame_tree, joint_origin
 from ..kinematics import Kinematics
 from ..model import RobotModel
 from ..hrdf.reader import load, loads
+from ..export.ros2_control import Ros2ControlOptions, add_ros2_control
 from ..export.urdf import to_urdf, urdf_notes
 
 
@@ -35,7 +36,8 @@ class LoadError(Exception):
 class RobotOptions:
     """Node parameters that shape the description: robot name, TF frame prefix, joint
     names, joint limits ``{joint: (lower, upper) | JointLimit}`` (rad or m), HEBI meshes,
-    HEBI's exact masses (no physical fill, :mod:`hrdf_ros.export.inertials`)."""
+    HEBI's exact masses (no physical fill, :mod:`hrdf_ros.export.inertials`), and the
+    ros2_control hardware (``None``: no ``<ros2_control>`` block)."""
 
     robot_name: str = ''
     frame_prefix: str = ''
@@ -44,6 +46,7 @@ class RobotOptions:
     position_limits: Dict[str, Tuple[float, float]] = field(default_factory=dict)
     hebi_meshes: bool = False
     exact_masses: bool = False
+    ros2_control: Optional[Ros2ControlOptions] = None
 
 
 @dataclass
@@ -103,6 +106,8 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
         urdf = to_urdf(model, name, tree=tree, position_limits=naming.position_limits,
                        hebi_meshes=naming.hebi_meshes, exact_masses=naming.exact_masses)
         notes = urdf_notes(model, tree, naming.exact_masses)
+        if naming.ros2_control is not None:
+            urdf = add_ros2_control(urdf, naming.ros2_control)
     except ValueError as exc:
         raise LoadError(str(exc)) from None
     return LoadedRobot(

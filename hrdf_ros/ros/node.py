@@ -4,37 +4,8 @@ Behaves like robot_state_publisher, but reads an HRDF file and computes every tr
 with hrdf_ros's own kinematics (:class:`hrdf_ros.Kinematics`). Parameters and topics
 that robot_state_publisher also has mean the same here (README.md compares the two).
 
-Parameters (read-only after start except ``hrdf_file``, ``publish_frequency`` and
-``ignore_timestamp``):
-    hrdf_file (string, required): path of the HRDF file. Setting it at run time reloads:
-        the new file is validated and prepared completely; on success
-        robot_description, /tf_static and the kinematics switch over together, on
-        failure the set is rejected with the errors and the running model is kept.
-    robot_name (string): URDF robot name; default: the file name without extension.
-    frame_prefix (string): prepended to every TF frame id (e.g. ``left/``); the URDF is
-        unchanged, as with robot_state_publisher.
-    publish_frequency (double, Hz, 0..1000, default 20.0), ignore_timestamp (bool, default
-        false): as robot_state_publisher (:mod:`.parameters`): /tf at most once per
-        1000/publish_frequency ms of stamp time (0: every message; the others only update
-        the joint state); ignore_timestamp: every message, out-of-order stamps too.
-    republish_frequency (double, Hz, default 0): re-publish the latest moving transforms
-        stamped now (0: never; robot_state_publisher has no such timer).
-    joint_prefix (string, default ``J``): generated joint names are ``J1, J2, ...``.
-    joint_names (string array): explicit joint names, in HEBI joint order (default: an
-        element's HRDF ``tag``, else ``J1, J2, ...``).
-    position_limits_file (string): YAML ``{joint: [lower, upper]}`` (rad or m) written as
-        URDF position limits (those joints become ``revolute``), or
-        ``{joint: {lower, upper, velocity, effort}}`` (see :mod:`hrdf_ros.export.limits`).
-    hebi_meshes (bool, default false): draw actuators with HEBI's meshes
-        (``package://hebi_description/...``).
-    exact_masses (bool, default false): write HEBI's masses only, without the physical
-        fill simulators need (:mod:`hrdf_ros.export.inertials`; the fill is logged).
-    missing_joints (string, ``last`` or ``zero``, default ``last``): the position of a
-        joint absent from a joint_states message.
-    strict (bool, default false): spec deviations hebi-py accepts (a negative joint
-        axis, ...; :mod:`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in
-        ~/load_hrdf and ~/validate_hrdf; by default they are logged warnings.
-    robot_description (string, generated): the URDF; only the node sets it.
+Parameters: :mod:`.parameters` documents each (read-only after start except
+``hrdf_file``, ``publish_frequency`` and ``ignore_timestamp``).
 
 Topics (QoS as robot_state_publisher, same ``qos_overrides.*`` parameters: :mod:`.qos`):
     robot_description (std_msgs/String, latched): the URDF.

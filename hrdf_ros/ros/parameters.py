@@ -1,8 +1,43 @@
 """The node's parameters: declared on the node, checked, and gathered in one object.
 
 In: an rclpy node (values from ``--ros-args -p``, a parameter file or a launch file).
-Out: :class:`NodeParameters`, or :class:`StartupError` naming the bad parameter. The
-meaning of each parameter is documented in :mod:`hrdf_ros.ros.node`.
+Out: :class:`NodeParameters`, or :class:`StartupError` naming the bad parameter.
+
+Parameters (read-only after start except ``hrdf_file``, ``publish_frequency`` and
+``ignore_timestamp``):
+    hrdf_file (string, required): path of the HRDF file. Setting it at run time reloads:
+        the new file is validated and prepared completely; on success
+        robot_description, /tf_static and the kinematics switch over together, on
+        failure the set is rejected with the errors and the running model is kept.
+    robot_name (string): URDF robot name; default: the file name without extension.
+    frame_prefix (string): prepended to every TF frame id (e.g. ``left/``); the URDF is
+        unchanged, as with robot_state_publisher.
+    publish_frequency (double, Hz, 0..1000, default 20.0), ignore_timestamp (bool, default
+        false): as robot_state_publisher (below): /tf at most once per
+        1000/publish_frequency ms of stamp time (0: every message; the others only update
+        the joint state); ignore_timestamp: every message, out-of-order stamps too.
+    republish_frequency (double, Hz, default 0): re-publish the latest moving transforms
+        stamped now (0: never; robot_state_publisher has no such timer).
+    joint_prefix (string, default ``J``): generated joint names are ``J1, J2, ...``.
+    joint_names (string array): explicit joint names, in HEBI joint order (default: an
+        element's HRDF ``tag``, else ``J1, J2, ...``).
+    position_limits_file (string): YAML ``{joint: [lower, upper]}`` (rad or m) written as
+        URDF position limits (those joints become ``revolute``), or
+        ``{joint: {lower, upper, velocity, effort}}`` (see :mod:`hrdf_ros.export.limits`).
+    hebi_meshes (bool, default false): draw actuators with HEBI's meshes
+        (``package://hebi_description/...``).
+    exact_masses (bool, default false): write HEBI's masses only, without the physical
+        fill simulators need (:mod:`hrdf_ros.export.inertials`; the fill is logged).
+    ros2_control (string, ``''``, ``mock``, ``gazebo`` or ``hebi``; default ``''``): add
+        a ``<ros2_control>`` block for every movable joint to the URDF, with that
+        hardware (:mod:`hrdf_ros.export.ros2_control`); ``hebi`` also needs
+        hebi_config_pkg and hebi_config_file (HEBI's config_pkg, config_file).
+    missing_joints (string, ``last`` or ``zero``, default ``last``): the position of a
+        joint absent from a joint_states message.
+    strict (bool, default false): spec deviations hebi-py accepts (a negative joint
+        axis, ...; :mod:`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in
+        ~/load_hrdf and ~/validate_hrdf; by default they are logged warnings.
+    robot_description (string, generated): the URDF; only the node sets it.
 
 ``publish_frequency`` and ``ignore_timestamp`` mean what they mean in
 robot_state_publisher (Jazzy/Kilted, ``src/robot_state_publisher.cpp``): a message's /tf
@@ -20,6 +55,7 @@ from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValu
 from rclpy.node import Node
 
 from ..export.limits import read_limits
+from ..export.ros2_control import Ros2ControlOptions
 from .joint_input import MISSING_JOINT_POLICIES
 from .loaded_robot import RobotOptions
 
@@ -91,6 +127,22 @@ def publish_limits(node: Node) -> Tuple[bool, int]:
     return ignore, throttle_interval_ns(node.get_parameter('publish_frequency').value, ignore)
 
 
+def _ros2_control(node: Node):
+    """``ros2_control`` ('' none, mock, gazebo, hebi) with ``hebi_config_pkg`` and
+    ``hebi_config_file`` as :class:`Ros2ControlOptions`, or ``None``."""
+    hardware = node.declare_parameter('ros2_control', '', READ_ONLY).value
+    package = node.declare_parameter('hebi_config_pkg', '', READ_ONLY).value
+    config = node.declare_parameter('hebi_config_file', '', READ_ONLY).value
+    if not hardware:
+        return None
+    options = Ros2ControlOptions(hardware, package, config)
+    try:
+        options.check([])
+    except ValueError as exc:
+        raise StartupError(f'ros2_control: {exc}') from None
+    return options
+
+
 def declare_parameters(node: Node) -> NodeParameters:
     """Declare every parameter on ``node`` (all read-only but ``hrdf_file``,
     ``publish_frequency`` and ``ignore_timestamp``) and check the values.
@@ -98,8 +150,9 @@ def declare_parameters(node: Node) -> NodeParameters:
     Raises:
         StartupError: ``hrdf_file`` missing, a value of the wrong type (e.g. an integer
             ``publish_frequency``: write ``10.0``), a frequency outside [0, 1000] Hz, an
-            unknown ``missing_joints`` policy, or an unreadable or invalid
-            ``position_limits_file``.
+            unknown ``missing_joints`` policy, an unreadable or invalid
+            ``position_limits_file``, or an unknown ``ros2_control`` hardware (``hebi``
+            without ``hebi_config_pkg``/``hebi_config_file``).
     """
     try:
         return _declare(node)
@@ -131,7 +184,8 @@ def _declare(node: Node) -> NodeParameters:
         joint_names=tuple(n for n in (names or []) if n),
         position_limits=limits,
         hebi_meshes=bool(node.declare_parameter('hebi_meshes', False, READ_ONLY).value),
-        exact_masses=bool(node.declare_parameter('exact_masses', False, READ_ONLY).value))
+        exact_masses=bool(node.declare_parameter('exact_masses', False, READ_ONLY).value),
+        ros2_control=_ros2_control(node))
     missing_joints = node.declare_parameter('missing_joints', 'last', READ_ONLY).value
     ignore_timestamp = bool(node.declare_parameter('ignore_timestamp', False,
                                                    IGNORE_TIMESTAMP).value)

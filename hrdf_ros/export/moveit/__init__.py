@@ -1,0 +1,18 @@
+"""MoveIt 2 config packages from robot models (no ROS needed to write them).
+
+In: a :class:`~hrdf_ros.model.RobotModel` (and options). Out: the files of a MoveIt config
+package as MoveIt Setup Assistant lays one out (package.xml, CMakeLists.txt,
+.setup_assistant, config/, launch/), which ``colcon build`` installs and
+``MoveItConfigsBuilder`` loads.
+
+* :mod:`.package` the package (names, templates, writing); :mod:`.config_files` its YAML;
+* :mod:`.groups` planning groups; :mod:`.states` named states; :mod:`.srdf` the SRDF;
+* :mod:`.collision_shapes`, :mod:`.link_poses`, :mod:`.collision_matrix` the
+  self-collision matrix (python-fcl, imported when sampling);
+* :mod:`.limits` velocity, acceleration and effort limits.
+"""
+from .package import (MoveItPackage, moveit_package, package_name_for, ros_name,
+                      write_moveit_package)
+
+__all__ = ['MoveItPackage', 'moveit_package', 'package_name_for', 'ros_name',
+           'write_moveit_package']

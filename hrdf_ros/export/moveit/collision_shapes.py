@@ -1,0 +1,240 @@
+"""Collision geometry of a URDF, as python-fcl objects with bounding boxes.
+
+In: URDF text. Out: :class:`CollisionShapes`, one :class:`LinkShape` per ``<collision>``
+(box, cylinder, sphere, or a local STL/OBJ mesh), with its pose in the link frame and an
+oriented bounding box used by :mod:`.collision_matrix` to skip pairs that cannot touch.
+
+URDF conventions (the same as MoveIt's and FCL's): a box is centred on its origin, a
+cylinder is centred with its axis along z, a mesh is scaled by ``scale`` then placed at
+``origin``. Units: m.
+
+A mesh that cannot be read here (a ``package://`` or web URL, a missing file, a format
+other than binary/ASCII STL or OBJ) makes its link *opaque*: its collision pairs are
+never disabled by sampling (only ``Adjacent``), since nothing can be said about them.
+
+python-fcl (PyPI ``python-fcl``, BSD) is imported on first use; :func:`require_fcl`
+raises a clear error when it is missing.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+from urllib.parse import unquote, urlparse
+
+import defusedxml.ElementTree as SafeET
+import numpy as np
+
+from ...kinematics.rotations import rpy_to_rotation
+
+#: Install hint printed when python-fcl is missing.
+FCL_HINT = ('the self-collision matrix needs python-fcl: pip install python-fcl '
+            '(or pass samples=0 / --collision-samples 0 to keep only Adjacent pairs)')
+
+
+def require_fcl():
+    """The ``fcl`` module (python-fcl).
+
+    Raises:
+        ImportError: with an install hint when python-fcl is not installed.
+    """
+    try:
+        import fcl  # noqa: PLC0415 - optional dependency, imported on use
+    except ImportError as exc:
+        raise ImportError(f'{FCL_HINT} ({exc})') from None
+    return fcl
+
+
+@dataclass
+class LinkShape:
+    """One collision shape.
+
+    Attributes:
+        link: index of its link in :attr:`CollisionShapes.links`.
+        kind: ``box``, ``cylinder``, ``sphere`` or ``mesh``.
+        obb_pose: (4, 4) pose of the shape's bounding box centre in the link frame.
+        half_extents: (3,) half sizes of that box along its axes, m; the box contains
+            the shape.
+        geometry: the fcl geometry, placed with :attr:`shape_pose`.
+        shape_pose: (4, 4) pose of the fcl geometry in the link frame.
+    """
+
+    link: int
+    kind: str
+    obb_pose: np.ndarray
+    half_extents: np.ndarray
+    geometry: object
+    shape_pose: np.ndarray
+
+
+@dataclass
+class CollisionShapes:
+    """The collision geometry of every link that has some.
+
+    Attributes:
+        links: names of links with at least one ``<collision>`` (MoveIt's
+            ``getLinkModelNamesWithCollisionGeometry``), URDF order.
+        shapes: the loadable shapes.
+        opaque: links with geometry that could not be loaded (see module docstring),
+            with the reason.
+    """
+
+    links: List[str]
+    shapes: List[LinkShape]
+    opaque: Dict[str, str] = field(default_factory=dict)
+
+
+def _pose(node: Optional[ET.Element]) -> np.ndarray:
+    pose = np.eye(4)
+    if node is None:
+        return pose
+    xyz = [float(v) for v in node.get('xyz', '0 0 0').split()]
+    rpy = [float(v) for v in node.get('rpy', '0 0 0').split()]
+    pose[:3, :3] = rpy_to_rotation(*rpy)
+    pose[:3, 3] = xyz
+    return pose
+
+
+def _translation(offset) -> np.ndarray:
+    pose = np.eye(4)
+    pose[:3, 3] = offset
+    return pose
+
+
+def _read_stl(data: bytes) -> np.ndarray:
+    """(n, 3, 3) triangle corners of a binary or ASCII STL file."""
+    if len(data) >= 84:
+        count = struct.unpack_from('<I', data, 80)[0]
+        if 84 + 50 * count == len(data):
+            records = np.frombuffer(data, dtype=np.dtype([
+                ('normal', '<f4', 3), ('corners', '<f4', (3, 3)), ('attr', '<u2')]),
+                count=count, offset=84)
+            return records['corners'].astype(float)
+    words = data.decode('ascii', errors='replace').split()
+    vertices = [[float(words[i + 1]), float(words[i + 2]), float(words[i + 3])]
+                for i, word in enumerate(words) if word == 'vertex']
+    if not vertices or len(vertices) % 3:
+        raise ValueError('not a binary or ASCII STL file')
+    return np.array(vertices, dtype=float).reshape(-1, 3, 3)
+
+
+def _read_obj(data: bytes) -> np.ndarray:
+    """(n, 3, 3) triangle corners of a Wavefront OBJ file (faces fanned)."""
+    vertices, triangles = [], []
+    for line in data.decode('utf-8', errors='replace').splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0] == 'v':
+            vertices.append([float(v) for v in parts[1:4]])
+        elif parts[0] == 'f':
+            corners = [int(p.split('/')[0]) for p in parts[1:]]
+            corners = [c - 1 if c > 0 else len(vertices) + c for c in corners]
+            triangles.extend((corners[0], corners[k], corners[k + 1])
+                             for k in range(1, len(corners) - 1))
+    if not triangles:
+        raise ValueError('no faces in OBJ file')
+    return np.array(vertices, dtype=float)[np.array(triangles)]
+
+
+def _mesh_path(filename: str) -> Tuple[Optional[str], str]:
+    """(local path or None, reason when None) of a URDF mesh filename."""
+    parsed = urlparse(filename)
+    if parsed.scheme in ('', 'file'):
+        path = unquote(parsed.path) if parsed.scheme else filename
+        if not os.path.isfile(path):
+            return None, f'mesh file {path} not found'
+        if os.path.splitext(path)[1].lower() not in ('.stl', '.obj'):
+            return None, f'mesh {path}: only STL and OBJ meshes are read'
+        return path, ''
+    return None, f'mesh {filename} is not a local file'
+
+
+def _mesh(fcl, node: ET.Element, cache: Dict[str, np.ndarray]):
+    """(geometry, centre, half extents) of a ``<mesh>`` in its own (scaled) frame."""
+    path, reason = _mesh_path(node.get('filename', ''))
+    if path is None:
+        raise ValueError(reason)
+    if path not in cache:
+        with open(path, 'rb') as handle:
+            data = handle.read()
+        reader = _read_stl if path.lower().endswith('.stl') else _read_obj
+        try:
+            cache[path] = reader(data)
+        except (ValueError, IndexError, struct.error) as exc:
+            raise ValueError(f'mesh {path}: {exc}') from None
+    scale = np.array([float(v) for v in node.get('scale', '1 1 1').split()], dtype=float)
+    corners = cache[path] * scale
+    vertices = corners.reshape(-1, 3)
+    model = fcl.BVHModel()
+    model.beginModel(len(vertices), len(corners))
+    model.addSubModel(vertices, np.arange(len(vertices)).reshape(-1, 3))
+    model.endModel()
+    low, high = vertices.min(axis=0), vertices.max(axis=0)
+    return model, (low + high) / 2, np.maximum((high - low) / 2, 1e-9)
+
+
+def _shape(fcl, node: ET.Element, cache):
+    """(kind, fcl geometry, bounding-box centre, half extents) of a ``<geometry>``."""
+    child = next((c for c in node if isinstance(c.tag, str)), None)
+    if child is None:
+        raise ValueError('empty <geometry>')
+    if child.tag == 'box':
+        size = np.array([float(v) for v in child.get('size').split()], dtype=float)
+        return 'box', fcl.Box(*size), np.zeros(3), size / 2
+    if child.tag == 'cylinder':
+        radius, length = float(child.get('radius')), float(child.get('length'))
+        return ('cylinder', fcl.Cylinder(radius, length), np.zeros(3),
+                np.array([radius, radius, length / 2]))
+    if child.tag == 'sphere':
+        radius = float(child.get('radius'))
+        return 'sphere', fcl.Sphere(radius), np.zeros(3), np.full(3, radius)
+    if child.tag == 'mesh':
+        geometry, centre, half = _mesh(fcl, child, cache)
+        return 'mesh', geometry, centre, half
+    raise ValueError(f'unsupported geometry <{child.tag}>')
+
+
+def collision_shapes(urdf_text: str) -> CollisionShapes:
+    """Every ``<collision>`` of a URDF as fcl geometry.
+
+    Args:
+        urdf_text: the URDF document.
+
+    Returns:
+        The shapes; links whose geometry cannot be read are listed as opaque.
+
+    Raises:
+        ImportError: python-fcl missing (:func:`require_fcl`).
+        ValueError: the text is not XML.
+    """
+    fcl = require_fcl()
+    try:
+        root = SafeET.fromstring(urdf_text)
+    except ET.ParseError as exc:
+        raise ValueError(f'URDF is not XML: {exc}') from None
+    links, shapes, opaque, cache = [], [], {}, {}
+    for link in root.findall('link'):
+        collisions = link.findall('collision')
+        if not collisions:
+            continue
+        index = len(links)
+        name = link.get('name')
+        links.append(name)
+        found = []
+        try:
+            for collision in collisions:
+                geometry = collision.find('geometry')
+                if geometry is None:
+                    raise ValueError('<collision> without <geometry>')
+                kind, shape, centre, half = _shape(fcl, geometry, cache)
+                pose = _pose(collision.find('origin'))
+                found.append(LinkShape(index, kind, pose @ _translation(centre), half,
+                                       shape, pose))
+        except (ValueError, TypeError, AttributeError, OSError) as exc:
+            opaque[name] = str(exc)
+            continue
+        shapes.extend(found)
+    return CollisionShapes(links, shapes, opaque)

@@ -1,0 +1,152 @@
+"""The YAML files of the MoveIt config package, written with PyYAML.
+
+In: planning groups (:mod:`.groups`), joint limits (:mod:`.limits`) and names. Out: the
+text of ``config/kinematics.yaml``, ``joint_limits.yaml``, ``pilz_cartesian_limits.yaml``,
+``moveit_controllers.yaml``, ``ros2_controllers.yaml``, ``initial_positions.yaml`` and
+the package's ``.setup_assistant``, laid out as MoveIt Setup Assistant (Jazzy/Kilted)
+writes them, with the additions MoveIt 2 needs to plan and execute:
+
+* kinematics: KDL per group, search resolution 0.005 rad, timeout 0.005 s (Setup
+  Assistant's defaults), ``position_only_ik: true`` for groups under 6 joints;
+* joint limits: velocity **and acceleration** for every joint (time parameterization
+  and Pilz reject a joint without an acceleration limit), position limits for bounded
+  joints, the rated effort; scaling factors 0.1 (Setup Assistant's);
+* moveit_controllers: a ``trajectory_execution`` block (MoveIt's defaults written out,
+  duration scaling 1.2 as Setup Assistant's examples) and one ``FollowJointTrajectory``
+  controller per group;
+* ros2_controllers: controller_manager at 100 Hz, ``joint_state_broadcaster`` and a
+  ``joint_trajectory_controller`` per group (position command; position and velocity
+  state; ``allow_nonzero_velocity_at_trajectory_end``, as Setup Assistant writes).
+"""
+from __future__ import annotations
+
+from typing import Dict, Mapping, Sequence
+
+import yaml
+
+from .groups import PlanningGroup
+from .limits import JointLimits
+
+#: KDL solver settings (Setup Assistant's defaults): rad, s.
+KINEMATICS_SEARCH_RESOLUTION = 0.005
+KINEMATICS_TIMEOUT = 0.005
+KINEMATICS_SOLVER = 'kdl_kinematics_plugin/KDLKinematicsPlugin'
+#: controller_manager update rate, Hz.
+CONTROLLER_UPDATE_RATE = 100
+#: Default velocity/acceleration scaling of MoveIt requests (Setup Assistant's).
+DEFAULT_SCALING = 0.1
+#: Pilz Cartesian limits (Setup Assistant's template): m/s, m/s^2, rad/s.
+PILZ_CARTESIAN_LIMITS = {'max_trans_vel': 1.0, 'max_trans_acc': 2.25,
+                         'max_trans_dec': -5.0, 'max_rot_vel': 1.57}
+#: trajectory_execution parameters (MoveIt's defaults but the duration scaling).
+TRAJECTORY_EXECUTION = {'allowed_execution_duration_scaling': 1.2,
+                        'allowed_goal_duration_margin': 0.5,
+                        'allowed_start_tolerance': 0.01,
+                        'execution_duration_monitoring': True}
+#: Interfaces the trajectory controllers claim.
+CONTROLLER_COMMAND_INTERFACES = ['position']
+CONTROLLER_STATE_INTERFACES = ['position', 'velocity']
+
+
+def _yaml(comment: str, data) -> str:
+    header = ''.join(f'# {line}\n' for line in comment.splitlines())
+    return header + yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
+
+
+def kinematics_yaml(groups: Sequence[PlanningGroup]) -> str:
+    """config/kinematics.yaml: the KDL solver per group."""
+    data = {}
+    for group in groups:
+        entry = {'kinematics_solver': KINEMATICS_SOLVER,
+                 'kinematics_solver_search_resolution': KINEMATICS_SEARCH_RESOLUTION,
+                 'kinematics_solver_timeout': KINEMATICS_TIMEOUT}
+        if group.position_only:
+            entry['position_only_ik'] = True
+        data[group.name] = entry
+    return _yaml('Kinematics solvers per planning group (hrdf_ros). Groups with fewer than\n'
+                 '6 joints solve for position only.', data)
+
+
+def joint_limits_yaml(limits: Mapping[str, JointLimits]) -> str:
+    """config/joint_limits.yaml: limits of every movable joint (rad, rad/s, rad/s^2, N m;
+    m, m/s, m/s^2, N for prismatic joints)."""
+    joints: Dict[str, dict] = {}
+    for name, limit in limits.items():
+        entry = {'has_velocity_limits': True, 'max_velocity': limit.velocity,
+                 'has_acceleration_limits': True, 'max_acceleration': limit.acceleration,
+                 'has_effort_limits': True, 'max_effort': limit.effort,
+                 'has_position_limits': limit.lower is not None}
+        if limit.lower is not None:
+            entry.update(min_position=limit.lower, max_position=limit.upper)
+        joints[name] = entry
+    return _yaml(
+        'Joint limits for MoveIt (hrdf_ros): velocity and effort are the modules\' rated\n'
+        'values (HRDF <joint>s: defaults), acceleration = velocity / 0.5 s; see the\n'
+        'hrdf_ros README. Units: rad, rad/s, rad/s^2, N m (m, m/s, m/s^2, N if prismatic).\n'
+        'Scale them per request with the scaling factors below.', {
+            'default_velocity_scaling_factor': DEFAULT_SCALING,
+            'default_acceleration_scaling_factor': DEFAULT_SCALING,
+            'joint_limits': joints})
+
+
+def pilz_cartesian_limits_yaml() -> str:
+    """config/pilz_cartesian_limits.yaml (Setup Assistant's values)."""
+    return _yaml('Cartesian limits for the Pilz planner (m/s, m/s^2, rad/s).',
+                 {'cartesian_limits': dict(PILZ_CARTESIAN_LIMITS)})
+
+
+def moveit_controllers_yaml(groups: Sequence[PlanningGroup]) -> str:
+    """config/moveit_controllers.yaml: trajectory execution and one FollowJointTrajectory
+    controller per group."""
+    manager = {'controller_names': [g.controller for g in groups]}
+    for group in groups:
+        manager[group.controller] = {'type': 'FollowJointTrajectory',
+                                     'joints': list(group.joints),
+                                     'action_ns': 'follow_joint_trajectory',
+                                     'default': True}
+    return _yaml('MoveIt uses this configuration for controller management (hrdf_ros).', {
+        'trajectory_execution': dict(TRAJECTORY_EXECUTION),
+        'moveit_controller_manager':
+            'moveit_simple_controller_manager/MoveItSimpleControllerManager',
+        'moveit_simple_controller_manager': manager})
+
+
+def ros2_controllers_yaml(groups: Sequence[PlanningGroup]) -> str:
+    """config/ros2_controllers.yaml: controller_manager, joint_state_broadcaster and a
+    joint_trajectory_controller per group."""
+    manager = {'update_rate': CONTROLLER_UPDATE_RATE}
+    for group in groups:
+        manager[group.controller] = {
+            'type': 'joint_trajectory_controller/JointTrajectoryController'}
+    manager['joint_state_broadcaster'] = {
+        'type': 'joint_state_broadcaster/JointStateBroadcaster'}
+    data = {'controller_manager': {'ros__parameters': manager}}
+    for group in groups:
+        data[group.controller] = {'ros__parameters': {
+            'joints': list(group.joints),
+            'command_interfaces': list(CONTROLLER_COMMAND_INTERFACES),
+            'state_interfaces': list(CONTROLLER_STATE_INTERFACES),
+            'allow_nonzero_velocity_at_trajectory_end': True}}
+    return _yaml('This config file is used by ros2_control (hrdf_ros; update_rate in Hz).',
+                 data)
+
+
+def initial_positions_yaml(robot_name: str, positions: Mapping[str, float]) -> str:
+    """config/initial_positions.yaml: start position of every joint (rad or m)."""
+    return _yaml(f"Default initial positions for {robot_name}'s ros2_control system.",
+                 {'initial_positions': {j: float(v) for j, v in positions.items()}})
+
+
+def setup_assistant_yaml(package: str, robot_name: str, author_name: str,
+                         author_email: str, timestamp: int) -> str:
+    """The package's .setup_assistant (what MoveItConfigsBuilder and Setup Assistant
+    read to find the URDF and SRDF)."""
+    return yaml.safe_dump({'moveit_setup_assistant_config': {
+        'urdf': {'package': package, 'relative_path': f'config/{robot_name}.urdf'},
+        'srdf': {'relative_path': f'config/{robot_name}.srdf'},
+        'package_settings': {'author_name': author_name, 'author_email': author_email,
+                             'generated_timestamp': int(timestamp)},
+        'control_xacro': {'command': ['position', 'velocity'],
+                          'state': ['position', 'velocity', 'effort']},
+        'modified_urdf': {'xacros': ['control_xacro']},
+    }}, sort_keys=False, default_flow_style=False)

@@ -1,0 +1,112 @@
+"""Poses of URDF links for batches of URDF joint values, with hrdf_ros's own kinematics.
+
+In: the :class:`~hrdf_ros.model.RobotModel`, its
+:class:`~hrdf_ros.export.frame_tree.FrameTree` and the URDF read back
+(:class:`~hrdf_ros.export.urdf_structure.UrdfStructure`). Out: (N, L, 4, 4) link poses in
+the root link frame (m), and random or default joint values the way MoveIt draws them.
+
+Each URDF link is a frame of the model: ``base_link`` is the reference frame (identity),
+an element's link is its *input* frame, a link at an output with nothing mounted is that
+*output* frame. URDF joint values are joint motions; the HEBI position of an HRDF
+``<joint gear_ratio="g">`` is g times its URDF value (README, Conventions).
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from ...kinematics import Kinematics
+from ...model import RobotModel
+from ..frame_tree import FrameTree
+from ..urdf_structure import UrdfStructure
+
+
+class LinkPoser:
+    """Batched poses of named URDF links.
+
+    Attributes:
+        joints: the URDF's movable joints, URDF order (the columns of joint values).
+        lower, upper: (n,) sampling bounds per joint (rad or m): the URDF limits, or
+            [-pi, pi] for continuous joints (MoveIt's random bounds).
+    """
+
+    def __init__(self, model: RobotModel, tree: FrameTree, urdf: UrdfStructure):
+        """Map every URDF link to a model frame.
+
+        Raises:
+            ValueError: when the URDF's movable joints or links are not the frame tree's
+                (a URDF written for another model or naming).
+        """
+        self._kinematics = Kinematics(model)
+        movable = [j for j in urdf.joints if j.is_movable]
+        self.joints: List[str] = [j.name for j in movable]
+        if sorted(self.joints) != sorted(tree.dof_names):
+            raise ValueError('the URDF joints are not the model\'s degrees of freedom '
+                             f'({", ".join(self.joints)} vs {", ".join(tree.dof_names)})')
+        dof_of = {name: k for k, name in enumerate(tree.dof_names)}
+        self._columns = np.array([dof_of[name] for name in self.joints], dtype=int)
+        ratios = np.array([model.elements[e].gear_ratio for e in model.dof_elements])
+        self._ratios = ratios[self._columns] if len(ratios) else ratios
+        self.lower = np.array([-math.pi if j.lower is None else j.lower for j in movable])
+        self.upper = np.array([math.pi if j.upper is None else j.upper for j in movable])
+        output_index = {pair: k for k, pair in enumerate(model.output_frames)}
+        element_of_link = {name: i for i, name in enumerate(tree.element_links)}
+        self._frames: Dict[str, Tuple[str, int]] = {tree.links[0]: ('base', 0)}
+        for joint in tree.joints:
+            if joint.child in element_of_link:
+                self._frames[joint.child] = ('input', element_of_link[joint.child])
+            else:
+                self._frames[joint.child] = ('output',
+                                             output_index[(joint.element, joint.output)])
+        if set(self._frames) != set(urdf.links):
+            raise ValueError('the URDF links are not the model\'s frame tree links')
+
+    def hebi_positions(self, values: np.ndarray) -> np.ndarray:
+        """(N, dof) HEBI joint positions of (N, n) URDF joint values."""
+        values = np.atleast_2d(np.asarray(values, dtype=float))
+        q = np.zeros((values.shape[0], len(self._columns)))
+        q[:, self._columns] = values * self._ratios
+        return q
+
+    def poses(self, links: Sequence[str], values: np.ndarray) -> np.ndarray:
+        """(N, len(links), 4, 4) poses of ``links`` in the root link frame for (N, n)
+        URDF joint values (``n = len(joints)``)."""
+        q = self.hebi_positions(values)
+        frames = {}
+        for kind in {self._frames[name][0] for name in links} - {'base'}:
+            frames[kind] = self._kinematics.frames(kind, q)
+        out = np.empty((q.shape[0], len(links), 4, 4))
+        for k, name in enumerate(links):
+            kind, index = self._frames[name]
+            out[:, k] = np.eye(4) if kind == 'base' else frames[kind][:, index]
+        return out
+
+    def jacobians(self, link: str, values: np.ndarray) -> np.ndarray:
+        """(N, 6, n) geometric Jacobians of a link's frame per unit URDF joint value
+        (rows vx vy vz wx wy wz in the root link frame, columns :attr:`joints`).
+
+        Raises:
+            ValueError: for the root link (it never moves).
+        """
+        kind, index = self._frames[link]
+        if kind == 'base':
+            raise ValueError(f'{link} is the root link')
+        full = self._kinematics.frame_jacobian(kind, index, self.hebi_positions(values))
+        return full[:, :, self._columns] * self._ratios
+
+    def frame_of(self, link: str) -> Tuple[str, int]:
+        """(frame type, index) of a link: ``('base', 0)`` for the root, else
+        ``('input', element)`` or ``('output', output frame)``."""
+        return self._frames[link]
+
+    def random_values(self, rng: np.random.Generator, count: int) -> np.ndarray:
+        """(count, n) joint values drawn uniformly within :attr:`lower`..:attr:`upper`
+        (MoveIt's ``setToRandomPositions``)."""
+        return rng.uniform(self.lower, self.upper, size=(count, len(self.joints)))
+
+    def default_values(self) -> np.ndarray:
+        """(n,) MoveIt's default state: 0, or the middle of the bounds when 0 is outside."""
+        inside = (self.lower <= 0.0) & (self.upper >= 0.0)
+        return np.where(inside, 0.0, (self.lower + self.upper) / 2)

@@ -1,0 +1,229 @@
+"""A complete MoveIt 2 config package for a robot model, laid out as MoveIt Setup
+Assistant (Jazzy/Kilted) lays one out.
+
+In: a :class:`~hrdf_ros.model.RobotModel` and options. Out: :class:`MoveItPackage`, the
+files by path relative to the package directory (and :func:`write_moveit_package` writes
+them). The file list and what each holds are in the README ("RViz and MoveIt 2"); XML and
+Python files come from the Jinja2 templates in ``templates/``, YAML from
+:mod:`.config_files`, the SRDF from :mod:`.srdf`, the ros2_control macro from
+:mod:`hrdf_ros.export.ros2_control`.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional
+
+import jinja2
+import numpy as np
+
+from ...model import RobotModel
+from ..frame_tree import FrameTree, build_frame_tree
+from ..ros2_control import Ros2ControlOptions, ros2_control_xacro
+from ..urdf import to_urdf
+from ..urdf_structure import parse_urdf
+from . import config_files as cf
+from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, collision_matrix
+from .collision_shapes import CollisionShapes, collision_shapes
+from .groups import PlanningGroup, planning_groups
+from .limits import LimitOverride, joint_limits, position_limits
+from .link_poses import LinkPoser
+from .srdf import WORLD_FRAME, srdf_text
+from .states import home_state, zero_state
+
+#: moveit_configs_utils launch bundles, one ``launch/<bundle>.launch.py`` each.
+LAUNCH_BUNDLES = ('demo', 'move_group', 'moveit_rviz', 'rsp', 'setup_assistant',
+                  'spawn_controllers', 'static_virtual_joint_tfs', 'warehouse_db')
+#: exec_depend of the package: Setup Assistant's fixed list and per-bundle packages,
+#: plus the ros2_control controllers the package configures.
+EXEC_DEPENDS = (
+    'moveit_ros_move_group', 'moveit_kinematics', 'moveit_planners',
+    'moveit_simple_controller_manager', 'joint_state_publisher',
+    'joint_state_publisher_gui', 'tf2_ros', 'xacro', 'moveit_configs_utils',
+    'robot_state_publisher', 'rviz2', 'rviz_common', 'rviz_default_plugins',
+    'moveit_ros_visualization', 'moveit_setup_assistant', 'warehouse_ros_mongo',
+    'moveit_ros_warehouse', 'controller_manager', 'joint_state_broadcaster',
+    'joint_trajectory_controller')
+DEFAULT_AUTHOR = 'hrdf_ros user'
+DEFAULT_EMAIL = 'user@example.com'
+#: A robot name usable as a file stem and in XML attribute values.
+_ROBOT_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.-]*')
+_EMAIL = re.compile(r'[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,63}')
+
+
+def ros_name(name: str) -> str:
+    """A valid ROS package name part from any name (REP 144: lower case letters, digits
+    and single underscores, starting with a letter): ``A-2085-06`` -> ``a_2085_06``."""
+    text = re.sub(r'[^a-z0-9]+', '_', name.lower()).strip('_')
+    if not text or not text[0].isalpha():
+        text = 'robot_' + text if text else 'robot'
+    return text
+
+
+def package_name_for(robot_name: str) -> str:
+    """``<ros_name(robot_name)>_moveit_config``."""
+    return f'{ros_name(robot_name)}_moveit_config'
+
+
+@dataclass
+class MoveItPackage:
+    """A generated MoveIt config package.
+
+    Attributes:
+        name: the package name.
+        robot_name: URDF/SRDF robot name (file stem of ``config/<robot>.*``).
+        files: text per path relative to the package directory.
+        groups: the planning groups.
+        disabled: ``{(link1, link2): reason}`` of the collision matrix.
+        notes: what a user should know (opaque collision geometry, no groups...).
+    """
+
+    name: str
+    robot_name: str
+    files: Dict[str, str]
+    groups: List[PlanningGroup]
+    disabled: Dict[tuple, str]
+    notes: List[str] = field(default_factory=list)
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader('hrdf_ros.export.moveit', 'templates'),
+        autoescape=lambda name: bool(name) and name.endswith(('.xml.jinja', '.xacro.jinja')),
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined)
+
+
+def _view(poser: LinkPoser, links: List[str]) -> Dict[str, object]:
+    """Orbit view of moveit.rviz: focus on the middle of the robot at its default state."""
+    origins = poser.poses(links, poser.default_values()[None, :])[0, :, :3, 3]
+    low, high = origins.min(axis=0), origins.max(axis=0)
+    size = float(np.linalg.norm(high - low))
+    return {'focus': [round(float(v), 3) for v in (low + high) / 2],
+            'distance': round(max(1.0, 2.5 * size), 2)}
+
+
+def _checked_pairs(shapes: CollisionShapes, disabled: Mapping) -> List[tuple]:
+    links = sorted(set(shapes.links) - set(shapes.opaque))
+    return [(a, b) for i, a in enumerate(links) for b in links[i + 1:]
+            if (a, b) not in disabled]
+
+
+def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J',
+                   tree: Optional[FrameTree] = None,
+                   limits: Optional[Mapping[str, LimitOverride]] = None,
+                   samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
+                   ros2_control: Optional[Ros2ControlOptions] = None,
+                   package_name: Optional[str] = None,
+                   author_name: str = DEFAULT_AUTHOR, author_email: str = DEFAULT_EMAIL,
+                   timestamp: Optional[int] = None) -> MoveItPackage:
+    """Every file of the MoveIt config package of ``model``.
+
+    Args:
+        model: the robot.
+        robot_name: URDF/SRDF robot name and file stem.
+        joint_prefix: generated joint names (when ``tree`` is not given).
+        tree: the model's frame tree (default :func:`~..frame_tree.build_frame_tree`).
+        limits: user limits per joint (:mod:`.limits`); position limits also go into the
+            URDF.
+        samples, seed: random states of the collision matrix (:mod:`.collision_matrix`);
+            ``samples=0`` keeps only ``Adjacent`` pairs and needs no python-fcl.
+        ros2_control: the default hardware of the ros2_control xacro (``mock``).
+        package_name: default :func:`package_name_for` of the robot name.
+        author_name, author_email: package maintainer.
+        timestamp: ``.setup_assistant`` generation time, s since the epoch (default now).
+
+    Raises:
+        ValueError: an unusable robot name, package name or e-mail, invalid limits or
+            ros2_control options, or names the URDF cannot hold.
+        ImportError: python-fcl missing while ``samples`` > 0.
+    """
+    if not _ROBOT_NAME.fullmatch(robot_name or ''):
+        raise ValueError(f'robot name "{robot_name}" must be letters, digits, _ . - (it '
+                         'names files and the URDF)')
+    package = package_name or package_name_for(robot_name)
+    if ros_name(package) != package:
+        raise ValueError(f'package name "{package}" is not a valid ROS package name')
+    if not _EMAIL.fullmatch(author_email):
+        raise ValueError(f'"{author_email}" is not an e-mail address')
+    control = ros2_control or Ros2ControlOptions()
+    tree = tree or build_frame_tree(model, joint_prefix=joint_prefix)
+    overrides = dict(limits or {})
+    urdf_text = to_urdf(model, robot_name, tree=tree,
+                        position_limits=position_limits(overrides))
+    urdf = parse_urdf(urdf_text)
+    joints = [j.name for j in urdf.joints if j.is_movable]
+    control.check(joints)
+    limit_values = joint_limits(model, tree, urdf, overrides)
+    groups = planning_groups(urdf, tree.end_effector_links) if joints else []
+    poser = LinkPoser(model, tree, urdf)
+    notes = [] if groups else ['the robot has no degree of freedom: no planning group']
+    if samples:
+        shapes = collision_shapes(urdf_text)
+        checker = CollisionChecker(shapes, poser)
+    else:   # Adjacent pairs only: which links have geometry is all that counts
+        shapes = CollisionShapes([n for n in urdf.links if n in urdf.collision_links], [])
+        checker = None
+    disabled = collision_matrix(urdf, shapes, poser, samples, seed)
+    notes += [f'{link}: collision pairs not sampled ({why})'
+              for link, why in sorted(shapes.opaque.items())]
+    checked = _checked_pairs(shapes, disabled)
+    states = {'zero': {g.name: zero_state(g, poser) for g in groups},
+              'home': {g.name: home_state(g, poser, checker, checked, seed=seed + 7)
+                       for g in groups}}
+    initial = dict(zip(joints, poser.default_values()))
+    macro = f'{ros_name(robot_name)}_ros2_control'
+    env = _environment()
+    context = {'package': package, 'robot': robot_name, 'source': model.path,
+               'author_name': author_name, 'author_email': author_email,
+               'exec_depends': EXEC_DEPENDS, 'hardware': control.hardware,
+               'hebi_config_pkg': control.hebi_config_pkg,
+               'hebi_config_file': control.hebi_config_file,
+               'hebi_gripper_joint': control.hebi_gripper_joint, 'macro': macro,
+               'system': control.name or f'{ros_name(robot_name)}_system',
+               'fixed_frame': WORLD_FRAME, **_view(poser, urdf.links)}
+    files = {
+        'package.xml': env.get_template('package.xml.jinja').render(context),
+        'CMakeLists.txt': env.get_template('CMakeLists.txt.jinja').render(context),
+        '.setup_assistant': cf.setup_assistant_yaml(
+            package, robot_name, author_name, author_email,
+            int(time.time()) if timestamp is None else timestamp),
+        f'config/{robot_name}.urdf': urdf_text,
+        f'config/{robot_name}.urdf.xacro':
+            env.get_template('config/robot.urdf.xacro.jinja').render(context),
+        f'config/{robot_name}.ros2_control.xacro': ros2_control_xacro(macro, joints),
+        f'config/{robot_name}.srdf': srdf_text(urdf, groups, states, disabled),
+        'config/initial_positions.yaml': cf.initial_positions_yaml(robot_name, initial),
+        'config/kinematics.yaml': cf.kinematics_yaml(groups),
+        'config/joint_limits.yaml': cf.joint_limits_yaml(limit_values),
+        'config/pilz_cartesian_limits.yaml': cf.pilz_cartesian_limits_yaml(),
+        'config/moveit_controllers.yaml': cf.moveit_controllers_yaml(groups),
+        'config/ros2_controllers.yaml': cf.ros2_controllers_yaml(groups),
+        'config/moveit.rviz': env.get_template('config/moveit.rviz.jinja').render(context),
+    }
+    launch = env.get_template('launch/bundle.launch.py.jinja')
+    for bundle in LAUNCH_BUNDLES:
+        files[f'launch/{bundle}.launch.py'] = launch.render(context, bundle=bundle)
+    return MoveItPackage(package, robot_name, files, groups, disabled, notes)
+
+
+def write_moveit_package(package: MoveItPackage, out_dir: str) -> List[str]:
+    """Write the package's files under ``out_dir`` (the package directory; created when
+    missing; files of the same names are replaced, others left alone).
+
+    Returns:
+        The paths written, in :attr:`MoveItPackage.files` order.
+
+    Raises:
+        OSError: when a folder or file cannot be written.
+    """
+    paths = []
+    for relative, text in package.files.items():
+        path = os.path.join(out_dir, *relative.split('/'))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w', encoding='utf-8') as handle:
+            handle.write(text)
+        paths.append(path)
+    return paths

@@ -1,0 +1,110 @@
+"""Named states of the planning groups: ``zero`` and a non-singular ``home``.
+
+In: a :class:`~.groups.PlanningGroup`, link poses and Jacobians (:class:`.LinkPoser`) and,
+optionally, a collision checker with the pairs MoveIt will check. Out: joint values per
+group (rad or m, URDF joint values), written as SRDF ``<group_state>`` s.
+
+* ``zero``: every joint of the group at 0 (at the nearest limit when 0 is outside it).
+  For HEBI arms this is usually the stretched-out, singular pose.
+* ``home``: among :data:`HOME_CANDIDATES` configurations drawn with a fixed seed within
+  +-:data:`HOME_RANGE` of zero (and within the joint limits), the best-conditioned one
+  that does not collide (pairs MoveIt checks; other groups at their default values).
+  Conditioning is the smallest singular value of the tip's Jacobian with the linear
+  rows divided by the group's reach (m -> rad): position rows only for groups under 6
+  joints (their IK is position-only), all six rows otherwise; a group whose tip lies on
+  all its joint axes (position Jacobian always 0) is scored on all six rows. Values
+  are rounded to :data:`DIGITS` decimals.
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict, Optional, Sequence
+
+import numpy as np
+
+from .collision_matrix import CollisionChecker, Pair
+from .groups import PlanningGroup
+from .link_poses import LinkPoser
+
+#: Candidate configurations for ``home``.
+HOME_CANDIDATES = 256
+#: Candidates lie within +- this of zero per joint, rad (m for prismatic joints).
+HOME_RANGE = math.pi / 2
+#: Seed of the candidates.
+HOME_SEED = 7
+#: Decimals of the written joint values.
+DIGITS = 4
+#: A group with a smaller best score is scored on all six Jacobian rows.
+_DEGENERATE = 1e-9
+
+
+def zero_state(group: PlanningGroup, poser: LinkPoser) -> Dict[str, float]:
+    """``{joint: 0.0}`` for the group's joints, clipped into the joint limits."""
+    lower = dict(zip(poser.joints, poser.lower))
+    upper = dict(zip(poser.joints, poser.upper))
+    return {j: float(np.clip(0.0, lower[j], upper[j])) for j in group.joints}
+
+
+def conditioning(group: PlanningGroup, poser: LinkPoser, values: np.ndarray,
+                 all_rows: Optional[bool] = None) -> np.ndarray:
+    """(N,) smallest singular value of the group tip's scaled Jacobian (module docstring)
+    for (N, n) URDF joint values of every movable joint (:attr:`LinkPoser.joints`).
+
+    Args:
+        all_rows: use all six rows (``None``: six rows only for groups of 6+ joints).
+    """
+    columns = [poser.joints.index(j) for j in group.joints]
+    jacobian = poser.jacobians(group.tip, values)[:, :, columns]
+    tips = poser.poses([group.base, group.tip], values)
+    reach = max(float(np.max(np.linalg.norm(tips[:, 1, :3, 3] - tips[:, 0, :3, 3],
+                                            axis=1))), 1e-3)
+    scaled = np.concatenate([jacobian[:, :3] / reach, jacobian[:, 3:]], axis=1)
+    if all_rows is None:
+        all_rows = not group.position_only
+    rows = scaled if all_rows else scaled[:, :3]
+    return np.linalg.svd(rows, compute_uv=False).min(axis=1)
+
+
+def home_state(group: PlanningGroup, poser: LinkPoser,
+               checker: Optional[CollisionChecker] = None,
+               checked_pairs: Sequence[Pair] = (), seed: int = HOME_SEED
+               ) -> Dict[str, float]:
+    """The group's ``home`` configuration (module docstring).
+
+    Args:
+        group: the planning group.
+        poser: link poses and Jacobians.
+        checker: collision checker; ``None`` skips the collision test.
+        checked_pairs: link pairs MoveIt checks (not disabled in the SRDF).
+        seed: seed of the candidates.
+
+    Returns:
+        ``{joint: value}`` for the group's joints (rad or m).
+    """
+    rng = np.random.default_rng(seed)
+    columns = [poser.joints.index(j) for j in group.joints]
+    low = np.maximum(poser.lower[columns], -HOME_RANGE)
+    high = np.minimum(poser.upper[columns], HOME_RANGE)
+    low, high = np.where(low < high, low, poser.lower[columns]), \
+        np.where(low < high, high, poser.upper[columns])
+    values = np.tile(poser.default_values(), (HOME_CANDIDATES, 1))
+    values[:, columns] = np.round(rng.uniform(low, high, (HOME_CANDIDATES, len(columns))),
+                                  DIGITS)
+    score = conditioning(group, poser, values)
+    if score.max() < _DEGENERATE:
+        score = conditioning(group, poser, values, all_rows=True)
+    order = np.argsort(-score, kind='stable')
+    if checker is not None and checked_pairs:
+        for start in range(0, len(order), 16):
+            batch = order[start:start + 16]
+            hits = checker.colliding(values[batch], list(checked_pairs),
+                                     stop_after_first=False).any(axis=1)
+            free = batch[~hits]
+            if len(free):
+                best = free[0]
+                break
+        else:
+            best = order[0]
+    else:
+        best = order[0]
+    return {j: float(values[best, c]) for j, c in zip(group.joints, columns)}

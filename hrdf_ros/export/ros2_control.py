@@ -1,0 +1,239 @@
+"""ros2_control for any robot: the ``<ros2_control>`` block of its movable joints.
+
+In: the URDF (or ``hrdf urdf --xacro``) text, or a list of joint names, and the hardware
+to drive them. Out: the same document with a ``<ros2_control>`` block
+(:func:`add_ros2_control`), or a xacro macro file that chooses the hardware by argument
+(:func:`ros2_control_xacro`, used by the MoveIt config package).
+
+Hardware (:data:`HARDWARE_PLUGINS`):
+
+* ``mock``: ``mock_components/GenericSystem`` (ros2_control's mock hardware: commands
+  are echoed as states);
+* ``gazebo``: ``gz_ros2_control/GazeboSimSystem``, plus the ``<gazebo>`` element loading
+  ``gz_ros2_control-system`` (``gz_ros2_control::GazeboSimROS2ControlPlugin``) with the
+  controller parameter file, when one is given;
+* ``hebi``: HEBI's ``hebi_hardware/HEBIHardwareInterface``, with the ``<param>`` s its
+  ``on_init`` reads (HebiRobotics/hebi_hardware, src/hebi_hardware_interface.cpp):
+  ``config_pkg`` and ``config_file`` (required: a HEBI robot config YAML, e.g.
+  hebi_description ``config/arms/A-2085-06.cfg.yaml``, found in that package's share
+  directory) and ``gripper_joint_name`` (optional: one of the joints).
+
+Every joint gets command interfaces ``position`` and ``velocity`` and state interfaces
+``position``, ``velocity`` and ``effort``, as HEBI's hardware interface exports; the
+position state starts at ``initial_value`` (0 unless given).
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import List, Mapping, Optional, Sequence
+
+import defusedxml.ElementTree as SafeET
+
+from .urdf_structure import parse_urdf
+
+#: Hardware name -> ros2_control hardware plugin.
+HARDWARE_PLUGINS = {
+    'mock': 'mock_components/GenericSystem',
+    'gazebo': 'gz_ros2_control/GazeboSimSystem',
+    'hebi': 'hebi_hardware/HEBIHardwareInterface',
+}
+COMMAND_INTERFACES = ('position', 'velocity')
+STATE_INTERFACES = ('position', 'velocity', 'effort')
+#: gz_ros2_control's Gazebo system plugin: (filename, name).
+GAZEBO_PLUGIN = ('gz_ros2_control-system', 'gz_ros2_control::GazeboSimROS2ControlPlugin')
+XACRO_NS = 'http://www.ros.org/wiki/xacro'
+
+
+@dataclass(frozen=True)
+class Ros2ControlOptions:
+    """What drives the joints.
+
+    Attributes:
+        hardware: ``mock``, ``gazebo`` or ``hebi``.
+        hebi_config_pkg: ROS package holding the HEBI robot config (``hebi``).
+        hebi_config_file: that config, relative to the package's share directory.
+        hebi_gripper_joint: joint HEBI's interface drives as the gripper, or ``''``.
+        gazebo_parameters: controller parameter file for gz_ros2_control (``gazebo``),
+            or ``''`` for none.
+        name: the ``<ros2_control name>`` (default ``<robot name>_system``).
+    """
+
+    hardware: str = 'mock'
+    hebi_config_pkg: str = ''
+    hebi_config_file: str = ''
+    hebi_gripper_joint: str = ''
+    gazebo_parameters: str = ''
+    name: str = ''
+
+    def check(self, joints: Sequence[str]) -> None:
+        """Raise ValueError for an unknown hardware, a HEBI setup without its config, or a
+        gripper joint that is not one of ``joints``."""
+        if self.hardware not in HARDWARE_PLUGINS:
+            raise ValueError(f'ros2_control hardware must be one of '
+                             f'{", ".join(HARDWARE_PLUGINS)}, got "{self.hardware}"')
+        if self.hardware == 'hebi' and not (self.hebi_config_pkg and self.hebi_config_file):
+            raise ValueError('hebi hardware needs a HEBI robot config: its package and file '
+                             '(hebi_hardware config_pkg, config_file; hrdf --hebi-config '
+                             'PKG FILE, e.g. hebi_description config/arms/A-2085-06.cfg.yaml)')
+        if self.hebi_gripper_joint and self.hebi_gripper_joint not in joints:
+            raise ValueError(f'gripper joint "{self.hebi_gripper_joint}" is not one of '
+                             f'{", ".join(joints)}')
+
+
+def _param(parent: ET.Element, name: str, value: str) -> None:
+    ET.SubElement(parent, 'param', {'name': name}).text = value
+
+
+def _joint(parent: ET.Element, name: str, initial: str) -> None:
+    joint = ET.SubElement(parent, 'joint', {'name': name})
+    for interface in COMMAND_INTERFACES:
+        ET.SubElement(joint, 'command_interface', {'name': interface})
+    for interface in STATE_INTERFACES:
+        state = ET.SubElement(joint, 'state_interface', {'name': interface})
+        if interface == 'position':
+            _param(state, 'initial_value', initial)
+
+
+def ros2_control_elements(joints: Sequence[str], options: Ros2ControlOptions,
+                          robot_name: str = 'robot',
+                          initial_positions: Optional[Mapping[str, float]] = None,
+                          prefix: str = '') -> List[ET.Element]:
+    """The ``<ros2_control>`` element (and for Gazebo the ``<gazebo>`` one).
+
+    Args:
+        joints: joint names, in order (rad or m positions).
+        options: the hardware.
+        robot_name: for the default system name.
+        initial_positions: ``{joint: position}``; missing joints start at 0.
+        prefix: prepended to every joint name and the system name (``${prefix}`` inside
+            a xacro macro).
+
+    Raises:
+        ValueError: as :meth:`Ros2ControlOptions.check`.
+    """
+    options.check(joints)
+    initial = dict(initial_positions or {})
+    system = ET.Element('ros2_control', {'name': prefix + (options.name
+                                                           or f'{robot_name}_system'),
+                                         'type': 'system'})
+    hardware = ET.SubElement(system, 'hardware')
+    ET.SubElement(hardware, 'plugin').text = HARDWARE_PLUGINS[options.hardware]
+    if options.hardware == 'hebi':
+        _param(hardware, 'config_pkg', options.hebi_config_pkg)
+        _param(hardware, 'config_file', options.hebi_config_file)
+        if options.hebi_gripper_joint:
+            _param(hardware, 'gripper_joint_name', prefix + options.hebi_gripper_joint)
+    for joint in joints:
+        _joint(system, prefix + joint, repr(float(initial.get(joint, 0.0))))
+    out = [system]
+    if options.hardware == 'gazebo':
+        gazebo = ET.Element('gazebo')
+        plugin = ET.SubElement(gazebo, 'plugin', {'filename': GAZEBO_PLUGIN[0],
+                                                  'name': GAZEBO_PLUGIN[1]})
+        if options.gazebo_parameters:
+            ET.SubElement(plugin, 'parameters').text = options.gazebo_parameters
+        out.append(gazebo)
+    return out
+
+
+def _parse_keeping_comments(text: str) -> ET.Element:
+    parser = SafeET.DefusedXMLParser(target=ET.TreeBuilder(insert_comments=True))
+    try:
+        parser.feed(text)
+        return parser.close()
+    except ET.ParseError as exc:
+        raise ValueError(f'not XML: {exc}') from None
+
+
+def add_ros2_control(text: str, options: Ros2ControlOptions) -> str:
+    """Add a ``<ros2_control>`` block for every movable joint to a URDF, or to the macro of
+    a ``to_xacro`` file (joint names then carry ``${prefix}``).
+
+    Args:
+        text: URDF text, or xacro text from :func:`~hrdf_ros.export.urdf.to_xacro`.
+        options: the hardware.
+
+    Returns:
+        The document with the block appended to the robot (or the macro).
+
+    Raises:
+        ValueError: not a URDF, or invalid options (:meth:`Ros2ControlOptions.check`).
+    """
+    root = _parse_keeping_comments(text)
+    macro = root.find(f'{{{XACRO_NS}}}macro')
+    if macro is not None:
+        expanded = ET.Element('robot', {'name': root.get('name', '')})
+        expanded.extend(c for c in macro if isinstance(c.tag, str) and c.tag in ('link',
+                                                                                'joint'))
+        for node in expanded.iter():
+            for key in ('name', 'link'):
+                if node.get(key, '').startswith('${prefix}'):
+                    node.set(key, node.get(key)[len('${prefix}'):])
+        joints = [j.name for j in parse_urdf(ET.tostring(expanded, encoding='unicode')).joints
+                  if j.is_movable]
+        target, prefix = macro, '${prefix}'
+    else:
+        joints = [j.name for j in parse_urdf(text).joints if j.is_movable]
+        target, prefix = root, ''
+    target.extend(ros2_control_elements(joints, options, root.get('name', 'robot'),
+                                        prefix=prefix))
+    ET.register_namespace('xacro', XACRO_NS)
+    ET.indent(root, space='  ')
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding='unicode') \
+        + '\n'
+
+
+def _xacro(parent: ET.Element, tag: str, attributes) -> ET.Element:
+    return ET.SubElement(parent, f'{{{XACRO_NS}}}{tag}', attributes)
+
+
+def ros2_control_xacro(macro_name: str, joints: Sequence[str]) -> str:
+    """A xacro file defining macro ``macro_name`` that adds the ``<ros2_control>`` block.
+
+    Macro parameters: ``name`` (system name), ``initial_positions_file`` (YAML with
+    ``initial_positions: {joint: value}``, relative to the including file),
+    ``hardware`` (``mock``, ``gazebo`` or ``hebi``), ``hebi_config_pkg``,
+    ``hebi_config_file``, ``hebi_gripper_joint_name`` (HEBI's ``config_pkg``,
+    ``config_file``, ``gripper_joint_name``) and ``gazebo_parameters`` (controller file
+    for gz_ros2_control). Processing fails with a message for another hardware name
+    or ``hebi`` without its config.
+    """
+    ET.register_namespace('xacro', XACRO_NS)
+    root = ET.Element('robot')
+    root.append(ET.Comment(' Generated by hrdf_ros: ros2_control of every movable joint; '
+                           'the hardware is the macro parameter "hardware". '))
+    macro = _xacro(root, 'macro', {
+        'name': macro_name,
+        'params': ("name initial_positions_file hardware:=mock hebi_config_pkg:='' "
+                   "hebi_config_file:='' hebi_gripper_joint_name:='' gazebo_parameters:=''")})
+    _xacro(macro, 'property', {
+        'name': 'initial_positions',
+        'value': "${xacro.load_yaml(initial_positions_file)['initial_positions']}"})
+    known = ' or '.join(f"hardware == '{h}'" for h in HARDWARE_PLUGINS)
+    check = _xacro(macro, 'unless', {'value': f'${{{known}}}'})
+    check.text = ("${xacro.fatal('ros2_control hardware must be one of "
+                  + ', '.join(HARDWARE_PLUGINS) + ", got ' + hardware)}")
+    check = _xacro(macro, 'if', {'value': "${hardware == 'hebi' and "
+                                          "(hebi_config_pkg == '' or hebi_config_file == '')}"})
+    check.text = "${xacro.fatal('hebi hardware needs hebi_config_pkg and hebi_config_file')}"
+    system = ET.SubElement(macro, 'ros2_control', {'name': '${name}', 'type': 'system'})
+    hardware = ET.SubElement(system, 'hardware')
+    for kind, plugin in HARDWARE_PLUGINS.items():
+        branch = _xacro(hardware, 'if', {'value': f"${{hardware == '{kind}'}}"})
+        ET.SubElement(branch, 'plugin').text = plugin
+        if kind == 'hebi':
+            _param(branch, 'config_pkg', '${hebi_config_pkg}')
+            _param(branch, 'config_file', '${hebi_config_file}')
+            gripper = _xacro(branch, 'if', {'value': "${hebi_gripper_joint_name != ''}"})
+            _param(gripper, 'gripper_joint_name', '${hebi_gripper_joint_name}')
+    for joint in joints:
+        _joint(system, joint, f"${{initial_positions['{joint}']}}")
+    gazebo = _xacro(macro, 'if', {'value': "${hardware == 'gazebo'}"})
+    plugin = ET.SubElement(ET.SubElement(gazebo, 'gazebo'), 'plugin', {
+        'filename': GAZEBO_PLUGIN[0], 'name': GAZEBO_PLUGIN[1]})
+    parameters = _xacro(plugin, 'if', {'value': "${gazebo_parameters != ''}"})
+    ET.SubElement(parameters, 'parameters').text = '${gazebo_parameters}'
+    ET.indent(root, space='  ')
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding='unicode') \
+        + '\n'

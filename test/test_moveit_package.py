@@ -1,0 +1,186 @@
+"""The generated MoveIt config packages with MoveIt's own tools, for every kit, both
+hexapods and the loadable real files: one ``colcon build`` (colcon-common-extensions,
+ament_cmake from the wheels) installs them all; ``MoveItConfigsBuilder(robot,
+package_name=...).to_moveit_configs()`` loads each with no warning; every
+``moveit_configs_utils.launches.generate_*_launch`` builds; srdfdom parses each SRDF and
+every name in it is in the URDF; the ros2_control block names exactly the URDF's
+movable joints, with each hardware. Needs ../shared/ros2-extra installed into .venv
+(``make test`` does it); .ci/run fails if these tests were skipped."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+import xacro
+from urdf_parser_py.urdf import URDF
+
+from hrdf_ros.export.moveit import write_moveit_package
+
+from moveit_robots import NAMES, ROBOTS, generated
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BIN = os.path.dirname(sys.executable)
+VENV = os.path.dirname(BIN)
+COLCON = os.path.join(BIN, 'colcon')
+BUNDLES = ['demo', 'move_group', 'moveit_rviz', 'rsp', 'setup_assistant',
+           'spawn_controllers', 'static_virtual_joint_tfs', 'warehouse_db']
+MOVABLE = ('revolute', 'continuous', 'prismatic')
+
+
+def _moveit_tools():
+    """Why the MoveIt tools cannot run here, or ''."""
+    if not os.path.isfile(COLCON):
+        return 'colcon is not installed in the venv (scripts/requirements-dev.txt)'
+    if not os.path.isdir(os.path.join(VENV, 'share', 'moveit_configs_utils')):
+        return 'moveit_configs_utils is not installed (bash ../shared/ros2-extra/install.sh .venv)'
+    if shutil.which('cmake') is None:
+        return 'cmake is not installed'
+    return ''
+
+
+pytestmark = pytest.mark.skipif(bool(_moveit_tools()), reason=_moveit_tools() or 'ok')
+
+
+@pytest.fixture(scope='module')
+def workspace(tmp_path_factory):
+    """Every package generated into one workspace and built with one colcon call."""
+    root = tmp_path_factory.mktemp('moveit_ws')
+    packages = {}
+    for path in ROBOTS:
+        _, package = generated(path)
+        write_moveit_package(package, str(root / 'src' / package.name))
+        packages[path] = package
+    env = dict(os.environ, AMENT_PREFIX_PATH=VENV, PATH=BIN + os.pathsep + os.environ['PATH'])
+    result = subprocess.run(
+        [COLCON, '--log-base', str(root / 'log'), 'build', '--base-paths', str(root / 'src'),
+         '--build-base', str(root / 'build'), '--install-base', str(root / 'install'),
+         '--merge-install', '--parallel-workers', '2', '--event-handlers',
+         'console_direct-', 'console_cohesion-', 'console_start_end-',
+         '--cmake-args', '-DBUILD_TESTING=OFF'],
+        cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return root, packages
+
+
+@pytest.fixture(scope='module')
+def loaded(workspace):
+    """MoveItConfigsBuilder's view of every installed package (moveit_loader.py)."""
+    root, packages = workspace
+    request = [[p.robot_name, p.name] for p in packages.values()]
+    env = dict(os.environ, AMENT_PREFIX_PATH=os.pathsep.join([str(root / 'install'), VENV]),
+               PATH=BIN + os.pathsep + os.environ['PATH'])
+    result = subprocess.run([sys.executable, os.path.join(HERE, 'moveit_loader.py')],
+                            input=json.dumps(request), env=env, capture_output=True,
+                            text=True, timeout=900, cwd=str(root))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout)
+
+
+def test_every_package_is_installed(workspace):
+    root, packages = workspace
+    for package in packages.values():
+        share = root / 'install' / 'share' / package.name
+        for relative in set(package.files) - {'CMakeLists.txt'}:   # as Setup Assistant's
+            assert (share / relative).is_file(), relative
+        assert (root / 'install' / 'share' / 'ament_index' / 'resource_index' / 'packages'
+                / package.name).is_file()
+
+
+@pytest.mark.parametrize('path', ROBOTS, ids=NAMES)
+def test_moveit_loads_the_package_without_warnings(path, workspace, loaded):
+    package = workspace[1][path]
+    result = loaded[package.name]
+    assert result['error'] is None
+    assert result['warnings'] == []
+    assert result['launches'] == {f'generate_{b}_launch': result['launches'][
+        f'generate_{b}_launch'] for b in BUNDLES}
+    assert all(isinstance(n, int) and n > 0 for n in result['launches'].values()), \
+        result['launches']
+    assert set(result['kinematics']) == {g.name for g in package.groups}
+    limits = result['planning']['joint_limits']
+    for entry in limits.values():
+        assert entry['has_acceleration_limits'] and entry['max_acceleration'] > 0
+
+
+@pytest.mark.parametrize('path', ROBOTS, ids=NAMES)
+def test_srdf_names_exist_and_ros2_control_is_the_movable_joints(path, workspace, loaded):
+    from srdfdom.srdf import SRDF
+    import urdf_parser_py.xml_reflection.core as reflection
+    package = workspace[1][path]
+    result = loaded[package.name]
+    robot = URDF.from_xml_string(result['robot_description'].encode())
+    links, joints = set(robot.link_map), set(robot.joint_map)
+    movable = [j.name for j in robot.joints if j.type in MOVABLE]
+
+    def strict(message):
+        raise AssertionError(message)
+    saved, reflection.on_error = reflection.on_error, strict
+    try:
+        srdf = SRDF.from_xml_string(result['srdf'])
+    finally:
+        reflection.on_error = saved
+    assert srdf.name == robot.name
+    groups = {g.name for g in srdf.groups}
+    for group in srdf.groups:
+        for chain in group.chains:
+            assert {chain.base_link, chain.tip_link} <= links
+        assert {link.name for link in group.links} <= links
+        assert {joint.name for joint in group.joints} <= joints
+    for state in srdf.group_states:
+        assert state.group in groups and {j.name for j in state.joints} <= joints
+    for effector in srdf.end_effectors:
+        assert effector.parent_link in links and {effector.group,
+                                                  effector.parent_group} <= groups
+    for virtual in srdf.virtual_joints:
+        assert virtual.child_link in links
+    geometric = [link.name for link in robot.links if link.collisions]
+    assert srdf.disable_collisionss or len(geometric) < 2
+    for pair in srdf.disable_collisionss:
+        assert {pair.link1, pair.link2} <= links
+    systems = _ros2_control(result['robot_description'])
+    assert len(systems) == 1
+    assert [j.get('name') for j in systems[0].findall('joint')] == movable
+
+
+def _ros2_control(text):
+    import xml.etree.ElementTree as ET
+    return ET.fromstring(text).findall('ros2_control')
+
+
+@pytest.mark.parametrize('hardware,plugin', [
+    ('mock', 'mock_components/GenericSystem'),
+    ('gazebo', 'gz_ros2_control/GazeboSimSystem'),
+    ('hebi', 'hebi_hardware/HEBIHardwareInterface')])
+def test_ros2_control_hardware_by_xacro_argument(hardware, plugin, workspace):
+    root, packages = workspace
+    for path in ROBOTS[:1] + ROBOTS[-1:]:
+        package = packages[path]
+        share = root / 'install' / 'share' / package.name / 'config'
+        mappings = {'ros2_control_hardware': hardware, 'hebi_config_pkg': 'hebi_description',
+                    'hebi_config_file': 'config/arms/A-2085-06.cfg.yaml'}
+        text = xacro.process_file(str(share / f'{package.robot_name}.urdf.xacro'),
+                                  mappings=mappings).toxml()
+        [system] = _ros2_control(text)
+        assert system.find('hardware/plugin').text == plugin
+        params = {p.get('name'): p.text for p in system.findall('hardware/param')}
+        assert params == ({'config_pkg': 'hebi_description',
+                           'config_file': 'config/arms/A-2085-06.cfg.yaml'}
+                          if hardware == 'hebi' else {})
+        for joint in system.findall('joint'):
+            assert [c.get('name') for c in joint.findall('command_interface')] == \
+                ['position', 'velocity']
+            assert [c.get('name') for c in joint.findall('state_interface')] == \
+                ['position', 'velocity', 'effort']
+        import xml.etree.ElementTree as ET
+        gazebo = ET.fromstring(text).findall('gazebo/plugin')
+        if hardware == 'gazebo':
+            [plugin_node] = gazebo
+            assert plugin_node.get('filename') == 'gz_ros2_control-system'
+            assert plugin_node.find('parameters').text == str(share / 'ros2_controllers.yaml')
+        else:
+            assert gazebo == []
+    with pytest.raises(xacro.XacroException, match='hebi_config_pkg'):
+        xacro.process_file(str(share / f'{package.robot_name}.urdf.xacro'),
+                           mappings={'ros2_control_hardware': 'hebi'})
