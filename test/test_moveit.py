@@ -20,8 +20,8 @@ from hrdf_ros.export.moveit import moveit_package, package_name_for, ros_name, \
 from hrdf_ros.export.moveit.collision_matrix import CollisionChecker
 from hrdf_ros.export.moveit.collision_shapes import collision_shapes
 from hrdf_ros.export.moveit.groups import planning_groups
-from hrdf_ros.export.moveit.limits import ACCELERATION_TIME, DEFAULT_JOINT_VELOCITY, \
-    parse_override, read_limits_file
+from hrdf_ros.export.limits import DEFAULT_JOINT_VELOCITY, as_joint_limit, read_limits
+from hrdf_ros.export.moveit.limits import ACCELERATION_TIME
 from hrdf_ros.export.moveit.link_poses import LinkPoser
 from hrdf_ros.export.moveit.states import conditioning
 from hrdf_ros.export.urdf_structure import parse_urdf
@@ -226,7 +226,7 @@ def test_limits_file_forms_and_overrides(tmp_path):
     path = tmp_path / 'limits.yaml'
     path.write_text('J2: [-1.5, 2.0]\nJ3: {position: [-2, 2], velocity: 1.5, '
                     'acceleration: 3}\nJ4: {lower: -1, upper: 1, effort: 4}\n')
-    overrides = read_limits_file(str(path))
+    overrides = read_limits(str(path))
     model = load(BUNDLED_ARM)
     package = moveit_package(model, 'arm', limits=overrides, timestamp=0)
     limits = yaml.safe_load(package.files['config/joint_limits.yaml'])['joint_limits']
@@ -235,12 +235,15 @@ def test_limits_file_forms_and_overrides(tmp_path):
     assert limits['J4']['max_effort'] == 4.0 and limits['J1']['has_position_limits'] is False
     urdf = URDF.from_xml_string(package.files['config/arm.urdf'].encode())
     assert urdf.joint_map['J3'].type == 'revolute' and urdf.joint_map['J3'].limit.lower == -2
+    # one limits format: the URDF carries the same velocity and effort as joint_limits.yaml
+    assert urdf.joint_map['J3'].limit.velocity == 1.5
+    assert urdf.joint_map['J4'].limit.effort == 4.0
     for bad in ([1, 0], {'position': [0, 1], 'lower': 0, 'upper': 1}, {'velocity': 0},
                 {'speed': 1}, {'acceleration': math.inf}, 'x'):
         with pytest.raises(ValueError):
-            parse_override('J1', bad)
+            as_joint_limit('J1', bad)
     with pytest.raises(ValueError, match='unknown joints'):
-        moveit_package(model, 'arm', limits={'J9': parse_override('J9', [0, 1])})
+        moveit_package(model, 'arm', limits={'J9': [0, 1]})
 
 
 def test_hrdf_joints_get_default_velocity_and_acceleration():

@@ -118,7 +118,6 @@ def ros2_control_options(args):
 def cmd_moveit(args) -> int:
     # imported here: only this subcommand needs Jinja2 (and python-fcl)
     from ..export.moveit import moveit_package, write_moveit_package
-    from ..export.moveit.limits import read_limits_file
     model, code = load_or_report(args)
     if model is None:
         return code
@@ -126,7 +125,7 @@ def cmd_moveit(args) -> int:
     try:
         package = moveit_package(
             model, name, joint_prefix=args.joint_prefix,
-            limits=read_limits_file(args.limits) if args.limits else None,
+            limits=read_limits(args.limits) if args.limits else None,
             samples=args.collision_samples, seed=args.seed,
             ros2_control=ros2_control_options(args))
     except (ValueError, ImportError) as exc:

@@ -2,10 +2,14 @@
 gives no rated speed or effort.
 
 In: a YAML file, or a mapping ``{joint: (lower, upper)}`` / ``{joint: JointLimit}``.
-Out: :class:`JointLimit` per joint name (rad, rad/s, N m; m, m/s, N for prismatic joints).
+Out: :class:`JointLimit` per joint name (rad, rad/s, rad/s^2, N m; m, m/s, m/s^2, N for
+prismatic joints). The one format for ``hrdf urdf|sdf|moveit --limits`` and the node's
+``position_limits_file``.
 
 YAML: ``J2: [-1.5, 2.0]`` (position limits), or a mapping with any of ``lower``/``upper``
-(together), ``velocity``, ``effort``: ``slide: {lower: -0.2, upper: 0.2, velocity: 0.5}``.
+(together; or ``position: [lower, upper]``), ``velocity``, ``acceleration``, ``effort``:
+``slide: {lower: -0.2, upper: 0.2, velocity: 0.5}``. The URDF takes position, velocity
+and effort; acceleration goes to MoveIt's ``joint_limits.yaml`` only.
 """
 from __future__ import annotations
 
@@ -33,12 +37,14 @@ class JointLimit(NamedTuple):
         lower, upper: position limits, rad (m for prismatic), both or neither.
         velocity: rad/s (m/s), > 0.
         effort: N m (N), > 0.
+        acceleration: rad/s^2 (m/s^2), > 0 (MoveIt only).
     """
 
     lower: Optional[float] = None
     upper: Optional[float] = None
     velocity: Optional[float] = None
     effort: Optional[float] = None
+    acceleration: Optional[float] = None
 
     @property
     def has_position(self) -> bool:
@@ -54,17 +60,26 @@ def as_joint_limit(name: str, value) -> JointLimit:
     """A :class:`JointLimit` from ``(lower, upper)``, a mapping or a JointLimit.
 
     Raises:
-        ValueError: on a malformed or invalid limit (not finite, lower >= upper,
-            velocity or effort <= 0).
+        ValueError: on a malformed or invalid limit (unknown keys, not finite,
+            lower >= upper, velocity, effort or acceleration <= 0).
     """
     if isinstance(value, JointLimit):
         limit = value
     elif isinstance(value, Mapping):
-        unknown = sorted(set(value) - set(JointLimit._fields))
+        keys = JointLimit._fields + ('position',)
+        unknown = sorted(map(str, set(value) - set(keys)))
         if unknown:
-            raise ValueError(f'{name}: unknown keys {", ".join(map(str, unknown))} '
-                             f'(expected {", ".join(JointLimit._fields)})')
-        limit = JointLimit(**value)
+            raise ValueError(f'{name}: unknown keys {", ".join(unknown)} '
+                             f'(expected {", ".join(keys)})')
+        fields = {k: v for k, v in value.items() if k != 'position'}
+        if 'position' in value:
+            position = value['position']
+            if 'lower' in value or 'upper' in value:
+                raise ValueError(f'{name}: give position or lower/upper, not both')
+            if not isinstance(position, (list, tuple)) or len(position) != 2:
+                raise ValueError(f'{name}: position must be [lower, upper], got {position!r}')
+            fields.update(lower=position[0], upper=position[1])
+        limit = JointLimit(**fields)
     elif isinstance(value, (list, tuple)) and len(value) == 2:
         limit = JointLimit(value[0], value[1])
     else:
@@ -78,7 +93,7 @@ def as_joint_limit(name: str, value) -> JointLimit:
                                    and limit.lower < limit.upper):
         raise ValueError(f'position limits of {name} must be finite with lower < upper, '
                          f'got [{limit.lower}, {limit.upper}]')
-    for field in ('velocity', 'effort'):
+    for field in ('velocity', 'effort', 'acceleration'):
         v = getattr(limit, field)
         if v is not None and not (math.isfinite(v) and v > 0):
             raise ValueError(f'{field} limit of {name} must be finite and > 0, got {v}')
@@ -108,7 +123,8 @@ def read_limits(path: str) -> Dict[str, JointLimit]:
         except yaml.YAMLError as exc:
             raise ValueError(f'{path}: not YAML ({exc})') from None
     if not isinstance(data, dict):
-        raise ValueError(f'{path}: expected a mapping joint: [lower, upper]')
+        raise ValueError(f'{path}: expected a mapping joint: [lower, upper] or joint: '
+                         '{lower, upper, velocity, acceleration, effort}')
     try:
         return joint_limits(data)
     except ValueError as exc:

@@ -1,7 +1,8 @@
 """Joint limits for MoveIt: position, velocity, acceleration and effort of every joint.
 
-In: the model, its frame tree, the URDF read back, and optional user overrides (a YAML
-file, :func:`read_limits_file`). Out: :class:`JointLimits` per movable URDF joint
+In: the model, its frame tree, the URDF read back, and optional user overrides
+(:class:`~hrdf_ros.export.limits.JointLimit` per joint, e.g. from
+:func:`~hrdf_ros.export.limits.read_limits`). Out: :class:`JointLimits` per movable URDF joint
 (rad, rad/s, rad/s^2, N m; m, m/s, m/s^2, N for prismatic joints).
 
 Sources of the values:
@@ -17,36 +18,27 @@ Sources of the values:
   conservative for HEBI's torques (an X8-16's 44 N m accelerates a 0.5 kg m^2 arm at
   88 rad/s^2) and close to the 5-10 rad/s^2 other vendors ship for MoveIt.
 * **HRDF ``<joint>`` elements** carry no rated values: velocity
-  :data:`DEFAULT_JOINT_VELOCITY`, effort :data:`DEFAULT_JOINT_EFFORT`, acceleration by
-  the same rule.
+  :data:`~hrdf_ros.export.limits.DEFAULT_JOINT_VELOCITY`, effort
+  :data:`~hrdf_ros.export.limits.DEFAULT_JOINT_EFFORT` (the URDF's), acceleration by the
+  same rule.
 * **Position**: the URDF's ``lower``/``upper`` (revolute and prismatic joints);
   continuous joints have none (MoveIt refuses position limits on them).
 
-Overrides (``--limits``): a YAML mapping per joint, either ``[lower, upper]`` (position
-limits, as ``hrdf urdf --limits``) or a mapping with any of ``position: [lower, upper]``
-(or ``lower``/``upper``), ``velocity``, ``acceleration``, ``effort``.
+Overrides (``--limits``): the format of :mod:`hrdf_ros.export.limits`; position,
+velocity and effort are the URDF's too, acceleration is MoveIt's only.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
-from typing import Dict, Mapping, Optional, Tuple
-
-import yaml
+from typing import Dict, Mapping, Optional
 
 from ...model import RobotModel
 from ..frame_tree import FrameTree
+from ..limits import DEFAULT_JOINT_EFFORT, DEFAULT_JOINT_VELOCITY, JointLimit
 from ..urdf_structure import UrdfStructure
 
-#: Velocity limit of HRDF ``<joint>`` elements (no rated speed in the HRDF), rad/s or m/s.
-DEFAULT_JOINT_VELOCITY = 1.0
-#: Effort limit of HRDF ``<joint>`` elements (no rated effort in the HRDF), N m or N.
-DEFAULT_JOINT_EFFORT = 100.0
 #: Time to reach the velocity limit from rest at the acceleration limit, s.
 ACCELERATION_TIME = 0.5
-
-_KEYS = ('position', 'lower', 'upper', 'velocity', 'acceleration', 'effort')
-
 
 @dataclass(frozen=True)
 class JointLimits:
@@ -69,86 +61,14 @@ class JointLimits:
     source: str
 
 
-@dataclass(frozen=True)
-class LimitOverride:
-    """User limits of one joint; ``None`` keeps the generated value."""
-
-    position: Optional[Tuple[float, float]] = None
-    velocity: Optional[float] = None
-    acceleration: Optional[float] = None
-    effort: Optional[float] = None
-
-
-def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value)
-
-
-def _position(joint: str, value) -> Tuple[float, float]:
-    if (not isinstance(value, (list, tuple)) or len(value) != 2
-            or not all(_number(v) for v in value) or not value[0] < value[1]):
-        raise ValueError(f'{joint}: position limits must be [lower, upper] with finite '
-                         f'lower < upper, got {value!r}')
-    return float(value[0]), float(value[1])
-
-
-def parse_override(joint: str, value) -> LimitOverride:
-    """A :class:`LimitOverride` from ``[lower, upper]`` or a mapping (module docstring).
-
-    Raises:
-        ValueError: unknown keys, non-finite or non-positive values, lower >= upper.
-    """
-    if not isinstance(value, Mapping):
-        return LimitOverride(position=_position(joint, value))
-    unknown = sorted(map(str, set(value) - set(_KEYS)))
-    if unknown:
-        raise ValueError(f'{joint}: unknown keys {", ".join(unknown)} '
-                         f'(expected {", ".join(_KEYS)})')
-    position = value.get('position')
-    if ('lower' in value) or ('upper' in value):
-        if position is not None:
-            raise ValueError(f'{joint}: give position or lower/upper, not both')
-        position = [value.get('lower'), value.get('upper')]
-    fields = {}
-    for key in ('velocity', 'acceleration', 'effort'):
-        if value.get(key) is not None:
-            if not (_number(value[key]) and value[key] > 0):
-                raise ValueError(f'{joint}: {key} must be a finite number > 0, '
-                                 f'got {value[key]!r}')
-            fields[key] = float(value[key])
-    return LimitOverride(position=None if position is None else _position(joint, position),
-                         **fields)
-
-
-def read_limits_file(path: str) -> Dict[str, LimitOverride]:
-    """User limits from a YAML file (module docstring).
-
-    Raises:
-        OSError: the file cannot be read.
-        ValueError: not YAML, not a mapping, or an invalid entry.
-    """
-    with open(path, encoding='utf-8') as handle:
-        try:
-            data = yaml.safe_load(handle)
-        except yaml.YAMLError as exc:
-            raise ValueError(f'{path}: not YAML ({exc})') from None
-    if not isinstance(data, dict):
-        raise ValueError(f'{path}: expected a mapping joint: [lower, upper] or '
-                         'joint: {position, velocity, acceleration, effort}')
-    try:
-        return {str(joint): parse_override(str(joint), value) for joint, value in data.items()}
-    except ValueError as exc:
-        raise ValueError(f'{path}: {exc}') from None
-
-
-def position_limits(overrides: Mapping[str, LimitOverride]) -> Dict[str, Tuple[float, float]]:
-    """``{joint: (lower, upper)}`` of the overrides that set position limits (for the
-    URDF's ``position_limits``)."""
-    return {j: o.position for j, o in overrides.items() if o.position is not None}
+def position_limits(overrides: Mapping[str, JointLimit]) -> Dict[str, JointLimit]:
+    """The overrides for the URDF (``to_urdf(position_limits=...)``): all but
+    acceleration, which URDF has no place for."""
+    return {j: o._replace(acceleration=None) for j, o in overrides.items()}
 
 
 def joint_limits(model: RobotModel, tree: FrameTree, urdf: UrdfStructure,
-                 overrides: Optional[Mapping[str, LimitOverride]] = None
+                 overrides: Optional[Mapping[str, JointLimit]] = None
                  ) -> Dict[str, JointLimits]:
     """Limits of every movable URDF joint, URDF order (see the module docstring).
 
@@ -181,13 +101,13 @@ def joint_limits(model: RobotModel, tree: FrameTree, urdf: UrdfStructure,
                              velocity / ACCELERATION_TIME, effort, source)
         user = overrides.get(joint.name)
         if user is not None:
-            if user.position is not None and joint.type == 'continuous':
+            if user.has_position and joint.type == 'continuous':
                 raise ValueError(f'{joint.name}: the URDF joint is continuous; position '
                                  'limits must be in the URDF too (hrdf urdf --limits)')
             changes = {k: getattr(user, k) for k in ('velocity', 'acceleration', 'effort')
                        if getattr(user, k) is not None}
-            if user.position is not None:
-                changes.update(lower=user.position[0], upper=user.position[1])
+            if user.has_position:
+                changes.update(lower=user.lower, upper=user.upper)
             if changes:
                 limits = replace(limits, source='user', **changes)
         out[joint.name] = limits

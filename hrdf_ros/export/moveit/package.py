@@ -28,7 +28,8 @@ from . import config_files as cf
 from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, collision_matrix
 from .collision_shapes import CollisionShapes, collision_shapes
 from .groups import PlanningGroup, planning_groups
-from .limits import LimitOverride, joint_limits, position_limits
+from ..limits import JointLimit, joint_limits as normalise_limits
+from .limits import joint_limits, position_limits
 from .link_poses import LinkPoser
 from .srdf import WORLD_FRAME, srdf_text
 from .states import home_state, zero_state
@@ -113,7 +114,7 @@ def _checked_pairs(shapes: CollisionShapes, disabled: Mapping) -> List[tuple]:
 
 def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J',
                    tree: Optional[FrameTree] = None,
-                   limits: Optional[Mapping[str, LimitOverride]] = None,
+                   limits: Optional[Mapping] = None,
                    samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
                    ros2_control: Optional[Ros2ControlOptions] = None,
                    package_name: Optional[str] = None,
@@ -126,8 +127,9 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         robot_name: URDF/SRDF robot name and file stem.
         joint_prefix: generated joint names (when ``tree`` is not given).
         tree: the model's frame tree (default :func:`~..frame_tree.build_frame_tree`).
-        limits: user limits per joint (:mod:`.limits`); position limits also go into the
-            URDF.
+        limits: user limits per joint, ``{joint: [lower, upper] | mapping | JointLimit}``
+            (:mod:`hrdf_ros.export.limits`); position, velocity and effort also go into
+            the URDF, acceleration into ``joint_limits.yaml`` only.
         samples, seed: random states of the collision matrix (:mod:`.collision_matrix`);
             ``samples=0`` keeps only ``Adjacent`` pairs and needs no python-fcl.
         ros2_control: the default hardware of the ros2_control xacro (``mock``).
@@ -150,7 +152,7 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         raise ValueError(f'"{author_email}" is not an e-mail address')
     control = ros2_control or Ros2ControlOptions()
     tree = tree or build_frame_tree(model, joint_prefix=joint_prefix)
-    overrides = dict(limits or {})
+    overrides: Dict[str, JointLimit] = normalise_limits(limits)
     urdf_text = to_urdf(model, robot_name, tree=tree,
                         position_limits=position_limits(overrides))
     urdf = parse_urdf(urdf_text)
