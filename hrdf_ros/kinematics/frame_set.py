@@ -1,0 +1,220 @@
+"""A fixed list of frames compiled for fast evaluation: one configuration here, batches in
+:mod:`.batch`.
+
+In: a :class:`~.structure.KinematicStructure` and the frames wanted, as anchors and
+constant offsets (``frame = J_anchor K``, see :mod:`.structure`). Out: a
+:class:`FrameSet` whose :meth:`~FrameSet.transforms` gives (n, 4, 4) frames and
+:meth:`~FrameSet.jacobians` (n, 6, dof) geometric Jacobians for one configuration (dof,)
+of checked positions (rad or m), in the reference frame.
+
+Only the joints that move one of the frames are computed, each once, along the tree
+(shared prefixes are shared). For one configuration:
+
+* every joint factor ``F_k M_k(theta)`` is ``a P_k + b Q_k + R_k`` with constant (4, 4)
+  matrices and ``(a, b) = (cos, sin)`` of the motion (``(d, 0)`` for a translation), so
+  all factors are one batched product of (a, b, 1) rows with a (m, 3, 16) basis;
+* joint frames are one ``ndarray.dot`` each, parent first, into a per-thread workspace;
+* all frames are one gather and one batched product ``J[anchor] @ K``;
+* all Jacobians are one (n, 4) @ (4, 6 m) product of the frames' homogeneous origins
+  with a matrix built from the joint axes z_k and origins o_k in two batched products:
+  column k of frame f is ``[z_k x (p_f - o_k); z_k]`` (``[z_k; 0]`` for a translation)
+  times the motion scale, zero where joint k does not move frame f.
+"""
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+from typing import List, Optional
+
+import numpy as np
+
+from .structure import KinematicStructure
+
+# (column mixed into, column mixed from) of a rotation about each axis: right-multiplying
+# by R_axis(theta) gives col_i' = c col_i + s col_j and col_j' = c col_j - s col_i.
+ROTATION_COLUMNS = {'rx': (1, 2), 'ry': (2, 0), 'rz': (0, 1)}
+
+
+def motion_basis(axis: str):
+    """(E, S, G) with M(theta) = a E + b S + G; (a, b) = (cos, sin) or (d, 0)."""
+    if axis[0] == 't':
+        e = np.zeros((4, 4))
+        e['xyz'.index(axis[1]), 3] = 1.0
+        return e, np.zeros((4, 4)), np.eye(4)
+    i, j = ROTATION_COLUMNS[axis]
+    e, s, g = np.zeros((4, 4)), np.zeros((4, 4)), np.eye(4)
+    e[i, i] = e[j, j] = 1.0
+    g[i, i] = g[j, j] = 0.0
+    s[i, j], s[j, i] = -1.0, 1.0
+    return e, s, g
+
+
+def factor_basis(fixed: np.ndarray, axis: str) -> np.ndarray:
+    """(3, 16) rows P, Q, R (flattened 4 x 4) with F M(theta) = a P + b Q + R."""
+    return np.stack([(fixed @ b).ravel() for b in motion_basis(axis)])
+
+
+def _jacobian_basis() -> np.ndarray:
+    """(7, 6, 3) E with ``G[b, r, k] = sum_a E[b, r, a] z[a, k]``: rows b < 3 give
+    ``sum_b p_b G[b, :3, k] = z_k x p``, row 3 (r >= 3) gives z_k (the angular part,
+    reached through the homogeneous 1 of p), rows 4-6 are -(rows 0-2), used for o x z."""
+    e = np.zeros((7, 6, 3))
+    for i, a, b, sign in ((0, 1, 2, 1), (1, 2, 0, 1), (2, 0, 1, 1),
+                          (0, 2, 1, -1), (1, 0, 2, -1), (2, 1, 0, -1)):
+        e[b, i, a] = sign          # (z x p)_i = sum eps_iab z_a p_b
+    e[3, 3:, :] = np.eye(3)
+    e[4:] = -e[:3]
+    return e
+
+
+JACOBIAN_BASIS = _jacobian_basis()
+
+
+class FrameSet:
+    """n frames ``J_anchor K`` of one robot, compiled (see module docstring).
+
+    Args:
+        structure: the robot's compiled structure.
+        anchors: (n,) joint each frame hangs on, -1 for none.
+        offsets: (n, 4, 4) constant transform from the anchor's frame.
+
+    Attributes:
+        count: n. joints: the m joints computed (dof indices, parents first).
+        moved: (n, m) bool, joint i moves frame f.
+    """
+
+    def __init__(self, structure: KinematicStructure, anchors, offsets):
+        s = structure
+        self.dof_count = s.dof_count
+        anchors = [int(a) for a in anchors]
+        self.count = n = len(anchors)
+        joints = sorted({j for a in anchors if a >= 0 for j in s.joint_ancestors[a]})
+        local = {k: i for i, k in enumerate(joints)}
+        self.joints = np.array(joints, dtype=int)
+        self.m = m = len(joints)
+        self.all_dofs = joints == list(range(s.dof_count))
+        self.parent = [local.get(s.joint_parent[k], -1) for k in joints]
+        self.axes = [s.joint_axis[k] for k in joints]
+        self.scale = s.motion_scale[joints].copy()
+        self.unit_scale = bool(np.all(self.scale == 1.0))
+        self.fixed = s.joint_fixed[joints].copy()
+        self.prismatic = np.array([a[0] == 't' for a in self.axes], dtype=bool)
+        self.any_prismatic = bool(self.prismatic.any())
+        self.axis_columns = np.array(['xyz'.index(a[1]) for a in self.axes], dtype=int)
+        columns = set(self.axis_columns.tolist())
+        self.axis_column: Optional[int] = columns.pop() if len(columns) == 1 else None
+        #: index of each frame's anchor in the workspace's joint frames (0: identity)
+        self.anchor = np.array([local[a] + 1 if a >= 0 else 0 for a in anchors], dtype=int)
+        self.anchor_local = [local[a] if a >= 0 else -1 for a in anchors]
+        self.offsets = np.array(offsets, dtype=float).reshape(n, 4, 4)
+        self.origins = np.ascontiguousarray(self.offsets[:, :, 3:])       # (n, 4, 1)
+        self.moved = s.moved_mask(np.array(anchors, dtype=int))[:, self.joints]  # (n, m)
+        self.all_moved = bool(self.moved.all())
+        mask6 = np.repeat(self.moved[:, None, :], 6, axis=1).astype(float)
+        mask6[:, 3:, self.prismatic] = 0.0
+        self.mask6 = mask6                                                 # (n, 6, m)
+        self.basis = np.array([factor_basis(f, a) for f, a in zip(self.fixed, self.axes)]
+                              ).reshape(m, 3, 16)
+        self._local = threading.local()
+
+    # -- one configuration --------------------------------------------------------------
+
+    def _workspace(self) -> SimpleNamespace:
+        """Scratch arrays and their views, one set per thread (built on first use)."""
+        w = getattr(self._local, 'w', None)
+        if w is not None:
+            return w
+        m = self.m
+        w = SimpleNamespace()
+        w.coefficients = np.ones((m, 1, 3))
+        w.cos, w.sin = w.coefficients[:, 0, 0], w.coefficients[:, 0, 1]
+        w.factors = np.empty((m, 1, 16))
+        w.joints = np.empty((m + 1, 4, 4))
+        w.joints[0] = np.eye(4)
+        factors = w.factors.reshape(m, 4, 4)
+        w.steps = [(w.joints[p + 1], factors[i], w.joints[i + 1])
+                   for i, p in enumerate(self.parent)]
+        w.gathered = np.empty((self.count, 4, 4))
+        w.g = np.empty((7, 6, m))
+        w.g4 = w.g[:4].reshape(4, 6 * m)
+        w.o_term_in = w.g[4:7, :3, :].transpose(2, 1, 0)                   # (m, i, b)
+        w.o_term_out = w.g[3, :3, :].T[:, :, None]                          # (m, 3, 1)
+        w.origins = w.joints[1:, :3, 3][:, :, None]                         # (m, 3, 1)
+        if self.axis_column is not None:
+            w.axes = w.joints[1:, :3, self.axis_column].T                   # (3, m)
+        self._local.w = w
+        return w
+
+    def _joint_frames(self, q: np.ndarray) -> SimpleNamespace:
+        """Every joint frame of one configuration into the workspace (``w.joints[1:]``)."""
+        w = self._workspace()
+        theta = q if self.all_dofs else q[self.joints]
+        if not self.unit_scale:
+            theta = theta * self.scale
+        np.cos(theta, out=w.cos)
+        np.sin(theta, out=w.sin)
+        if self.any_prismatic:
+            w.cos[self.prismatic] = theta[self.prismatic]
+            w.sin[self.prismatic] = 0.0
+        np.matmul(w.coefficients, self.basis, out=w.factors)
+        for parent, factor, out in w.steps:
+            parent.dot(factor, out=out)
+        return w
+
+    def transforms(self, q: np.ndarray) -> np.ndarray:
+        """(n, 4, 4) frames for one checked configuration q (dof,)."""
+        if not self.m:
+            return self.offsets.copy()
+        w = self._joint_frames(q)
+        return np.matmul(w.joints.take(self.anchor, axis=0, out=w.gathered), self.offsets)
+
+    def transform(self, q: np.ndarray) -> np.ndarray:
+        """(4, 4) first frame for one checked configuration q (dof,): the one-frame
+        fast path."""
+        if not self.m:
+            return self.offsets[0].copy()
+        return self._joint_frames(q).joints[self.anchor[0]].dot(self.offsets[0])
+
+    def jacobians(self, q: np.ndarray) -> np.ndarray:
+        """(n, 6, dof) geometric Jacobians for one checked configuration q (dof,)."""
+        n, m = self.count, self.m
+        if not m:
+            return np.zeros((n, 6, self.dof_count))
+        w = self._joint_frames(q)
+        if n == 1:
+            points = w.joints[self.anchor[0]].dot(self.origins[0])[None, :, 0]  # (1, 4)
+        else:
+            points = np.matmul(w.joints.take(self.anchor, axis=0, out=w.gathered),
+                               self.origins)[:, :, 0]                       # (n, 4)
+        axes = w.axes if self.axis_column is not None else \
+            w.joints[np.arange(1, m + 1), :3, self.axis_columns].T           # (3, m)
+        if not self.unit_scale:
+            axes = axes * self.scale
+        g = w.g
+        np.matmul(JACOBIAN_BASIS, axes, out=g)
+        np.matmul(w.o_term_in, w.origins, out=w.o_term_out)                 # o_k x z_k
+        if self.any_prismatic:
+            g[:3, :, self.prismatic] = 0.0
+            g[3, :3][:, self.prismatic] = axes[:, self.prismatic]
+            g[3, 3:, self.prismatic] = 0.0
+        if self.all_dofs:
+            out = np.empty((n, 6, m))
+            np.matmul(points, w.g4, out=out.reshape(n, 6 * m))
+            if not self.all_moved:
+                out *= self.mask6
+            return out
+        part = np.matmul(points, w.g4).reshape(n, 6, m)
+        if not self.all_moved:
+            part *= self.mask6
+        out = np.zeros((n, 6, self.dof_count))
+        out[:, :, self.joints] = part
+        return out
+
+
+def frame_set(structure: KinematicStructure, frame_type: str,
+              indices: Optional[List[int]] = None) -> FrameSet:
+    """The :class:`FrameSet` of all frames of a type, or of some of them (``indices``)."""
+    anchors, offsets = structure.anchors[frame_type], structure.offsets[frame_type]
+    if indices is not None:
+        anchors, offsets = anchors[indices], offsets[indices]
+    return FrameSet(structure, anchors, offsets)
