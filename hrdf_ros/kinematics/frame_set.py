@@ -15,8 +15,9 @@ Only the joints that move one of the frames are computed, each once, along the t
   all factors are one batched product of (a, b, 1) rows with a (m, 3, 16) basis;
 * joint frames are one ``ndarray.dot`` each, parent first, into a per-thread workspace;
 * all frames are one gather and one batched product ``J[anchor] @ K``;
-* all Jacobians are one (n, 4) @ (4, 6 m) product of the frames' homogeneous origins
-  with a matrix built from the joint axes z_k and origins o_k in two batched products:
+* the frames' homogeneous origins are one product of a constant selection matrix with
+  the stacked joint frames, and all Jacobians one (n, 4) @ (4, 6 m) product of them with
+  a matrix built from the joint axes z_k and origins o_k in two more products:
   column k of frame f is ``[z_k x (p_f - o_k); z_k]`` (``[z_k; 0]`` for a translation)
   times the motion scale, zero where joint k does not move frame f.
 """
@@ -68,6 +69,9 @@ def _jacobian_basis() -> np.ndarray:
 
 
 JACOBIAN_BASIS = _jacobian_basis()
+JACOBIAN_BASIS_2D = JACOBIAN_BASIS.reshape(42, 3)
+#: Up to this many joints, factors come from one block-diagonal product (see FrameSet).
+BLOCK_BASIS_MAX_JOINTS = 10
 
 
 class FrameSet:
@@ -113,14 +117,31 @@ class FrameSet:
         mask6 = np.repeat(self.moved[:, None, :], 6, axis=1).astype(float)
         mask6[:, 3:, self.prismatic] = 0.0
         self.mask6 = mask6                                                 # (n, 6, m)
-        self.basis = np.array([factor_basis(f, a) for f, a in zip(self.fixed, self.axes)]
-                              ).reshape(m, 3, 16)
+        basis = np.array([factor_basis(f, a) for f, a in zip(self.fixed, self.axes)]
+                         ).reshape(m, 3, 4, 4)
+        #: (m, 3, 16) the factor bases transposed: (F_k M_k)^T = a P^T + b Q^T + R^T
+        self.basis_t = np.ascontiguousarray(basis.transpose(0, 1, 3, 2)).reshape(m, 3, 16)
+        # Few joints: all factors as one vector-matrix product with the bases on the
+        # diagonal of a (3 m, 16 m) matrix (cheaper than a batched product up to m ~ 10).
+        self.basis_block = None
+        if m <= BLOCK_BASIS_MAX_JOINTS:
+            self.basis_block = np.zeros((3 * m, 16 * m))
+            for k in range(m):
+                self.basis_block[3 * k:3 * k + 3, 16 * k:16 * k + 16] = self.basis_t[k]
+        #: (n, 4 (m + 1)) frame origins from the stacked transposed joint frames:
+        #: ``p_f = selection[f] @ stack``, p_f = J_anchor K_f[:, 3] (homogeneous)
+        self.selection = np.zeros((n, 4 * (m + 1)))
+        for f, a in enumerate(self.anchor):
+            self.selection[f, 4 * a:4 * a + 4] = self.offsets[f, :, 3]
         self._local = threading.local()
 
     # -- one configuration --------------------------------------------------------------
 
     def _workspace(self) -> SimpleNamespace:
-        """Scratch arrays and their views, one set per thread (built on first use)."""
+        """Scratch arrays and their views, one set per thread (built on first use).
+
+        Joint frames are kept transposed, ``w.joints[i + 1] = J_i^T`` (``w.joints[0]``
+        the identity), so that their stack ``(4 (m + 1), 4)`` is a plain view."""
         w = getattr(self._local, 'w', None)
         if w is not None:
             return w
@@ -129,24 +150,27 @@ class FrameSet:
         w.coefficients = np.ones((m, 1, 3))
         w.cos, w.sin = w.coefficients[:, 0, 0], w.coefficients[:, 0, 1]
         w.factors = np.empty((m, 1, 16))
+        w.coefficient_row, w.factor_row = w.coefficients.reshape(3 * m), w.factors.reshape(16 * m)
         w.joints = np.empty((m + 1, 4, 4))
         w.joints[0] = np.eye(4)
+        w.stack = w.joints.reshape(4 * (m + 1), 4)
         factors = w.factors.reshape(m, 4, 4)
-        w.steps = [(w.joints[p + 1], factors[i], w.joints[i + 1])
+        w.steps = [(factors[i], w.joints[p + 1], w.joints[i + 1])
                    for i, p in enumerate(self.parent)]
         w.gathered = np.empty((self.count, 4, 4))
         w.g = np.empty((7, 6, m))
+        w.g42 = w.g.reshape(42, m)
         w.g4 = w.g[:4].reshape(4, 6 * m)
         w.o_term_in = w.g[4:7, :3, :].transpose(2, 1, 0)                   # (m, i, b)
         w.o_term_out = w.g[3, :3, :].T[:, :, None]                          # (m, 3, 1)
-        w.origins = w.joints[1:, :3, 3][:, :, None]                         # (m, 3, 1)
+        w.origins = w.joints[1:, 3, :3][:, :, None]                         # (m, 3, 1)
         if self.axis_column is not None:
-            w.axes = w.joints[1:, :3, self.axis_column].T                   # (3, m)
+            w.axes = w.joints[1:, self.axis_column, :3].T                   # (3, m)
         self._local.w = w
         return w
 
     def _joint_frames(self, q: np.ndarray) -> SimpleNamespace:
-        """Every joint frame of one configuration into the workspace (``w.joints[1:]``)."""
+        """Every joint frame of one configuration into the workspace (``w.joints``)."""
         w = self._workspace()
         theta = q if self.all_dofs else q[self.joints]
         if not self.unit_scale:
@@ -156,9 +180,12 @@ class FrameSet:
         if self.any_prismatic:
             w.cos[self.prismatic] = theta[self.prismatic]
             w.sin[self.prismatic] = 0.0
-        np.matmul(w.coefficients, self.basis, out=w.factors)
-        for parent, factor, out in w.steps:
-            parent.dot(factor, out=out)
+        if self.basis_block is not None:
+            w.coefficient_row.dot(self.basis_block, out=w.factor_row)
+        else:
+            np.matmul(w.coefficients, self.basis_t, out=w.factors)
+        for factor, parent, out in w.steps:
+            factor.dot(parent, out=out)                 # J_i^T = (F_i M_i)^T J_p^T
         return w
 
     def transforms(self, q: np.ndarray) -> np.ndarray:
@@ -166,14 +193,15 @@ class FrameSet:
         if not self.m:
             return self.offsets.copy()
         w = self._joint_frames(q)
-        return np.matmul(w.joints.take(self.anchor, axis=0, out=w.gathered), self.offsets)
+        return np.matmul(w.joints.take(self.anchor, axis=0, out=w.gathered).transpose(0, 2, 1),
+                         self.offsets)
 
     def transform(self, q: np.ndarray) -> np.ndarray:
         """(4, 4) first frame for one checked configuration q (dof,): the one-frame
         fast path."""
         if not self.m:
             return self.offsets[0].copy()
-        return self._joint_frames(q).joints[self.anchor[0]].dot(self.offsets[0])
+        return self._joint_frames(q).joints[self.anchor[0]].T.dot(self.offsets[0])
 
     def jacobians(self, q: np.ndarray) -> np.ndarray:
         """(n, 6, dof) geometric Jacobians for one checked configuration q (dof,)."""
@@ -181,17 +209,13 @@ class FrameSet:
         if not m:
             return np.zeros((n, 6, self.dof_count))
         w = self._joint_frames(q)
-        if n == 1:
-            points = w.joints[self.anchor[0]].dot(self.origins[0])[None, :, 0]  # (1, 4)
-        else:
-            points = np.matmul(w.joints.take(self.anchor, axis=0, out=w.gathered),
-                               self.origins)[:, :, 0]                       # (n, 4)
+        points = self.selection.dot(w.stack)                               # (n, 4)
         axes = w.axes if self.axis_column is not None else \
-            w.joints[np.arange(1, m + 1), :3, self.axis_columns].T           # (3, m)
+            w.joints[np.arange(1, m + 1), self.axis_columns, :3].T           # (3, m)
         if not self.unit_scale:
             axes = axes * self.scale
         g = w.g
-        np.matmul(JACOBIAN_BASIS, axes, out=g)
+        JACOBIAN_BASIS_2D.dot(axes, out=w.g42)
         np.matmul(w.o_term_in, w.origins, out=w.o_term_out)                 # o_k x z_k
         if self.any_prismatic:
             g[:3, :, self.prismatic] = 0.0
@@ -199,11 +223,11 @@ class FrameSet:
             g[3, 3:, self.prismatic] = 0.0
         if self.all_dofs:
             out = np.empty((n, 6, m))
-            np.matmul(points, w.g4, out=out.reshape(n, 6 * m))
+            points.dot(w.g4, out=out.reshape(n, 6 * m))
             if not self.all_moved:
                 out *= self.mask6
             return out
-        part = np.matmul(points, w.g4).reshape(n, 6, m)
+        part = points.dot(w.g4).reshape(n, 6, m)
         if not self.all_moved:
             part *= self.mask6
         out = np.zeros((n, 6, self.dof_count))

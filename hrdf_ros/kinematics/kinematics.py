@@ -49,17 +49,24 @@ class Kinematics:
             for e in model.dof_elements]).reshape(-1, 3, 16)
 
     def _positions(self, positions) -> Tuple[np.ndarray, bool]:
+        """Checked positions: ((dof,), True) for one configuration, ((N, dof), False)
+        for a batch.
+
+        Raises:
+            ValueError: wrong shape or non-finite positions.
+        """
         q = np.asarray(positions, dtype=float)
-        single = q.ndim == 1
-        q2 = q.reshape(1, -1) if single else q
-        if q2.ndim != 2 or q2.shape[1] != self.dof_count:
+        if q.ndim == 1 and q.shape[0] == self.dof_count:
+            # For one configuration, plain Python is cheaper than a numpy reduction.
+            if not all(map(math.isfinite, q.tolist())):
+                raise ValueError('positions must be finite')
+            return q, True
+        if q.ndim != 2 or q.shape[1] != self.dof_count:
             raise ValueError(f'positions must have shape ({self.dof_count},) or '
                              f'(N, {self.dof_count}); got {q.shape}')
-        # For one configuration, plain Python is cheaper than a numpy reduction.
-        finite = all(map(math.isfinite, q.tolist())) if single else np.isfinite(q2).all()
-        if not finite:
+        if not np.isfinite(q).all():
             raise ValueError('positions must be finite')
-        return q2, single
+        return q, False
 
     def _set(self, frame_type: str) -> FrameSet:
         """The (cached) :class:`FrameSet` of every frame of a type."""
@@ -108,7 +115,7 @@ class Kinematics:
         """
         fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
-        return fs.transform(q[0]) if single else batch.transforms(fs, q)[:, 0]
+        return fs.transform(q) if single else batch.transforms(fs, q)[:, 0]
 
     def frame_jacobian(self, frame_type: str, index: int, positions) -> np.ndarray:
         """Geometric Jacobian of one frame (convention of :meth:`jacobians`).
@@ -122,7 +129,7 @@ class Kinematics:
         """
         fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
-        return fs.jacobians(q[0])[0] if single else batch.jacobians(fs, q)[:, 0]
+        return fs.jacobians(q)[0] if single else batch.jacobians(fs, q)[:, 0]
 
     def forward_kinematics(self, positions) -> Dict[str, np.ndarray]:
         """Every frame of every type for one configuration or a batch.
@@ -145,7 +152,7 @@ class Kinematics:
             fs = self._sets['all'] = FrameSet(
                 s, np.concatenate([s.anchors[t] for t in FRAME_TYPES]),
                 np.concatenate([s.offsets[t] for t in FRAME_TYPES]))
-        frames = fs.transforms(q[0]) if single else batch.transforms(fs, q)
+        frames = fs.transforms(q) if single else batch.transforms(fs, q)
         out, start = {}, 0
         for t in FRAME_TYPES:
             stop = start + self.structure.frame_count(t)
@@ -169,7 +176,7 @@ class Kinematics:
             ValueError: on a wrong shape or non-finite positions.
         """
         q, single = self._positions(positions)
-        theta = q * self.structure.motion_scale                       # (N, dof)
+        theta = q.reshape(-1, self.dof_count) * self.structure.motion_scale  # (N, dof)
         coefficients = np.ones(theta.shape + (1, 3))
         coefficients[..., 0, 0] = np.cos(theta)
         coefficients[..., 0, 1] = np.sin(theta)
@@ -200,7 +207,7 @@ class Kinematics:
         """
         fs = self._set(frame_type)
         q, single = self._positions(positions)
-        return fs.jacobians(q[0]) if single else batch.jacobians(fs, q)
+        return fs.jacobians(q) if single else batch.jacobians(fs, q)
 
     def end_effector_jacobian(self, positions, index: int = 0) -> np.ndarray:
         """Jacobian of an end-effector frame (the first by default): (6, dof) or
@@ -220,7 +227,7 @@ class Kinematics:
         """
         fs = self._set(frame_type)
         q, single = self._positions(positions)
-        return fs.transforms(q[0]) if single else batch.transforms(fs, q)
+        return fs.transforms(q) if single else batch.transforms(fs, q)
 
     def end_effector(self, positions, index: int = 0) -> np.ndarray:
         """An end-effector frame (the first by default): (4, 4) or (N, 4, 4), in the
