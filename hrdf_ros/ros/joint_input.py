@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -64,6 +64,9 @@ class JointInput:
         self.accepted = 0
         self._reported_unknown: set = set()
         self._unknown_overflow = False
+        self._plan_names: Optional[List[str]] = None
+        self._plan_cache: Tuple[np.ndarray, np.ndarray, bool] = (
+            np.zeros(0, int), np.zeros(0, int), False)
 
     def carry_over(self, previous: 'JointInput') -> None:
         """Take over another robot model's state on a reload: the positions of joints
@@ -86,22 +89,17 @@ class JointInput:
             stamp_ns: header stamp in ns (0: unstamped).
         """
         if names == self._names and len(positions) == len(names):
-            # Fast path, the common case: every joint, in this robot's order.
-            values = list(positions)
-            reason = None if all(map(math.isfinite, values)) else 'non-finite'
-            if reason is None and not self._in_order(stamp_ns):
+            # Fast path, the common case: every joint, in this robot's order. A sum is
+            # finite when every term is (the exact check runs only when it is not).
+            reason = None
+            if not math.isfinite(sum(positions)) and not all(map(math.isfinite, positions)):
+                reason = 'non-finite'
+            elif not self._in_order(stamp_ns):
                 reason = 'out of order'
-            if reason is None:
-                updated = np.array(values, dtype=float)
+            else:
+                updated = np.array(positions, dtype=float)
         else:
-            reason = self._check(names, positions, stamp_ns)
-            if reason is None:
-                updated = (self.positions.copy() if self.missing_joints == 'last'
-                           else np.zeros_like(self.positions))
-                for name, value in zip(names, positions):
-                    k = self.index.get(name)
-                    if k is not None:
-                        updated[k] = value
+            reason, updated = self._general(names, positions, stamp_ns)
         if reason is not None:
             self.rejected[reason] += 1
             return reason
@@ -112,22 +110,38 @@ class JointInput:
             self.last_stamp_ns = max(self.last_stamp_ns, stamp_ns)
         return None
 
-    def _check(self, names, positions, stamp_ns) -> Optional[str]:
+    def _plan(self, names: Sequence[str]) -> Tuple[np.ndarray, np.ndarray, bool]:
+        """(message indices of known joints, their joint indices, a name repeated) for a
+        list of names; the last one is kept, as publishers repeat the same list."""
+        if names != self._plan_names:
+            known = [(i, self.index[name]) for i, name in enumerate(names)
+                     if name in self.index]
+            self._plan_cache = (np.array([i for i, _ in known], dtype=int),
+                                np.array([k for _, k in known], dtype=int),
+                                len({k for _, k in known}) != len(known))
+            self._plan_names = list(names)
+        return self._plan_cache
+
+    def _general(self, names, positions, stamp_ns) -> Tuple[Optional[str], np.ndarray]:
+        """(rejection reason or None, new positions) for any other message."""
         if not names:
-            return 'empty'
+            return 'empty', None
         if len(names) != len(positions):
-            return 'length mismatch'
-        known = [(name, value) for name, value in zip(names, positions)
-                 if name in self.index]
-        if not known:
-            return 'no known joint'
-        if len({name for name, _ in known}) != len(known):
-            return 'duplicate joint'
-        if not all(math.isfinite(v) for _, v in known):
-            return 'non-finite'
+            return 'length mismatch', None
+        source, target, repeated = self._plan(names)
+        if not len(source):
+            return 'no known joint', None
+        if repeated:
+            return 'duplicate joint', None
+        values = np.asarray(positions, dtype=float)[source]
+        if not all(map(math.isfinite, values.tolist())):
+            return 'non-finite', None
         if not self._in_order(stamp_ns):
-            return 'out of order'
-        return None
+            return 'out of order', None
+        updated = (self.positions.copy() if self.missing_joints == 'last'
+                   else np.zeros_like(self.positions))
+        updated[target] = values
+        return None, updated
 
     def _in_order(self, stamp_ns: int) -> bool:
         return self.ignore_timestamp or not stamp_ns or stamp_ns >= self.last_stamp_ns

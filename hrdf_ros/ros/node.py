@@ -84,6 +84,7 @@ from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModel
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
 from .model_services import diagnostic_msg, model_status, validate
+from .moving_tf import MovingTransforms
 from .parameters import StartupError, declare_parameters
 from .services import KinematicsQueries
 from .tf_messages import TransformMessages
@@ -155,7 +156,7 @@ class HrdfStatePublisher(Node):
         if previous is not None:
             joint_input.carry_over(self.input)
         self.robot, self.input = robot, joint_input
-        self._moving_messages = TransformMessages(robot.moving_pairs)
+        self._moving = MovingTransforms(robot) if robot.moving_pairs else None
         self.queries = KinematicsQueries(robot.kinematics, robot.joint_names,
                                          robot.base_frame_id)
         self._stamp = None
@@ -240,24 +241,30 @@ class HrdfStatePublisher(Node):
     # -- joint_states and TF -----------------------------------------------------------
 
     def _on_joint_states(self, msg: JointState):
+        """The hot path: hygiene (:mod:`.joint_input`), then the moving transforms
+        (:mod:`.moving_tf`) published; nothing is logged for accepted messages."""
         stamp = msg.header.stamp
-        stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
-        unknown = self.input.new_unknown_names(msg.name)
+        sec, nanosec = stamp.sec, stamp.nanosec
+        names = msg.name
+        joints = self.input
+        unknown = joints.new_unknown_names(names)
         if unknown:
             self.get_logger().warning(
                 'joint_states: ignoring joints this robot does not have: '
                 + ', '.join(f'"{n}"' for n in unknown))
-        reason = self.input.update(msg.name, msg.position, stamp_ns)
+        reason = joints.update(names, msg.position, sec * 1_000_000_000 + nanosec)
         if reason is not None:
             if reason != 'no known joint':
-                total = sum(self.input.rejected.values())
+                total = sum(joints.rejected.values())
                 self.get_logger().warning(f'joint_states dropped: {reason} ({total} so far)',
                                           throttle_duration_sec=WARN_PERIOD_S)
             return
-        if stamp_ns == 0:
+        if not (sec or nanosec):
             stamp = self.get_clock().now().to_msg()
+            sec, nanosec = stamp.sec, stamp.nanosec
         self._stamp = stamp
-        self._publish_moving(stamp)
+        if self._moving is not None:
+            self._tf_pub.publish(self._moving.fill(joints.positions, sec, nanosec))
 
     def _log_rejected_summary(self):
         counts = dict(self.input.rejected)
@@ -285,10 +292,9 @@ class HrdfStatePublisher(Node):
         self._tf_static_pub.publish(message)
 
     def _publish_moving(self, stamp):
-        if not self.robot.moving_pairs:
-            return
-        transforms = self.robot.kinematics.dof_transforms(self._hebi_positions())
-        self._tf_pub.publish(self._moving_messages.fill(transforms, stamp))
+        if self._moving is not None:
+            self._tf_pub.publish(self._moving.fill(self.input.positions, stamp.sec,
+                                                   stamp.nanosec))
 
     # -- services ----------------------------------------------------------------------
 
