@@ -47,8 +47,8 @@ ROBOTS = {
 }
 #: The node's parameters for the benchmark: /tf only from joint_states.
 NODE_PARAMETERS = {'publish_frequency': 0.0}
-#: Rates of the drop-free search, Hz: 10 % steps from 500 Hz.
-RAMP = tuple(round(500 * 1.1 ** k, -1) for k in range(40))
+#: Rates of the drop-free search, Hz: 10 % steps from 1 kHz.
+RAMP = tuple(round(1000 * 1.1 ** k, -1) for k in range(32))
 CLOCK_TICKS = os.sysconf('SC_CLK_TCK')
 # Targets of the issue (ratios node / relay from one run).
 CPU_RATIO_MAX, P99_MAX_MS, RATE_RATIO_MIN = 1.3, 5.0, 0.8
