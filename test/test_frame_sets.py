@@ -162,6 +162,17 @@ def test_threads_do_not_share_scratch():
     assert not errors
 
 
+def test_kinematics_pickles_with_its_compiled_frame_sets():
+    import pickle
+    model = load(BUNDLED_ARM)
+    kin = Kinematics(model)
+    q = positions(model, 3, seed=5)
+    expected = kin.jacobians('output', q[0]), kin.end_effector(q)
+    copy = pickle.loads(pickle.dumps(kin))
+    np.testing.assert_array_equal(copy.jacobians('output', q[0]), expected[0])
+    np.testing.assert_array_equal(copy.end_effector(q), expected[1])
+
+
 @pytest.mark.parametrize('name', ['arm', 'hexapod', 'geared', 'branched'])
 def test_joint_poses_equal_dof_transforms(name):
     model = ROBOTS[name]()

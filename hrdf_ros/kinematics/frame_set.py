@@ -135,6 +135,15 @@ class FrameSet:
             self.selection[f, 4 * a:4 * a + 4] = self.offsets[f, :, 3]
         self._local = threading.local()
 
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state['_local']                 # per-thread scratch is rebuilt on use
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._local = threading.local()
+
     # -- one configuration --------------------------------------------------------------
 
     def _workspace(self) -> SimpleNamespace:
