@@ -1,18 +1,21 @@
 """hrdf_ros_node against its floor: latency, CPU and throughput next to a bare rclpy relay.
 
-Run with ``make bench-node``. For each robot, two targets run in turn as their own
-process: ``hrdf_ros_node`` (``publish_frequency: 0``, so /tf comes only from
-joint_states) and ``benchmarks/tf_relay.py`` (same QoS and executor, same transforms,
-constant poses: the cost of rclpy receiving and sending, nothing else). This process
-publishes stamped joint_states (a reliable publisher) from one thread and receives /tf
-in another.
+Run with ``make bench-node``. For each robot, two targets run side by side as their own
+processes, each in its own namespace: ``hrdf_ros_node`` (``publish_frequency: 0``, so
+/tf comes only from joint_states) and ``benchmarks/tf_relay.py`` (same QoS and executor,
+same transforms, constant poses: the cost of rclpy receiving and sending, nothing else).
+This process publishes stamped joint_states (reliable publishers) from one thread and
+receives /tf in another.
 
-Per target and rate (100 Hz and 1 kHz by default): latency from each joint_states stamp
-(taken just before publishing) to the receipt of the /tf message with that stamp (p50,
-p99), messages dropped (no /tf 1 s after the run), and CPU per message (user + system
-time of the target process from /proc, divided by the messages it answered). Then the
-highest drop-free rate: rates are stepped up (each held ``--step-duration`` s, a failed
-step retried once) until one drops a message.
+Only one target is fed at a time, in alternating windows (node, relay, node, ...), so
+that the load of a shared machine falls on both alike and their ratio stays meaningful.
+Per target and rate (100 Hz and 1 kHz by default), over all its windows: latency from
+each joint_states stamp (taken just before publishing) to the receipt of the /tf message
+with that stamp (p50, p99), messages dropped (no /tf shortly after the window), and CPU
+per message (user + system time of the target process from /proc over its windows,
+divided by the messages it answered). Then the highest drop-free rate: rates are stepped
+up by 10 %, each step fed to both targets in turn (a failed step is retried once), until
+both have dropped a message.
 
 Printed last: each target of the issue with pass/fail, computed from ratios of the node
 to the relay measured in this same run.
@@ -45,10 +48,13 @@ ROBOTS = {
              os.path.join(KITS_DIR, 'X-Series-Double-Shoulder-7DOF.hrdf')),
     'hexapod': ('18-DoF hexapod (tree)', os.path.join(HERE, 'data', 'hexapod_18dof.hrdf')),
 }
+TARGETS = ('node', 'relay')
 #: The node's parameters for the benchmark: /tf only from joint_states.
 NODE_PARAMETERS = {'publish_frequency': 0.0}
 #: Rates of the drop-free search, Hz: 10 % steps from 1 kHz.
 RAMP = tuple(round(1000 * 1.1 ** k, -1) for k in range(32))
+#: s to wait after a window for the last /tf messages.
+SETTLE_S = 0.3
 CLOCK_TICKS = os.sysconf('SC_CLK_TCK')
 # Targets of the issue (ratios node / relay from one run).
 CPU_RATIO_MAX, P99_MAX_MS, RATE_RATIO_MIN = 1.3, 5.0, 0.8
@@ -62,11 +68,12 @@ def cpu_seconds(pid: int) -> float:
 
 
 class Client(Node):
-    """Publishes joint_states and records when each stamp's /tf arrives."""
+    """Publishes joint_states to each target and records when each stamp's /tf arrives."""
 
     def __init__(self):
         super().__init__('hrdf_latency_client')
-        self.publisher = self.create_publisher(JointState, 'joint_states', 100)
+        self.publishers_ = {t: self.create_publisher(JointState, f'/bench_{t}/joint_states', 100)
+                            for t in TARGETS}
         self.received = {}
         self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS)
 
@@ -77,15 +84,16 @@ class Client(Node):
             self.received.setdefault(s.sec * 1_000_000_000 + s.nanosec, now)
 
 
-class Session:
-    """One target process and the client talking to it."""
+class Bench:
+    """Both targets of one robot and the client feeding them."""
 
-    def __init__(self, target: str, path: str):
-        if target == 'node':
-            self.process = start_node_process(path, NODE_PARAMETERS)
-        else:
-            self.process = subprocess.Popen([sys.executable, os.path.join(HERE, 'tf_relay.py'),
-                                             path], env=dict(os.environ))
+    def __init__(self, path: str):
+        self.processes = {
+            'node': start_node_process(path, NODE_PARAMETERS, namespace='/bench_node'),
+            'relay': subprocess.Popen([sys.executable, os.path.join(HERE, 'tf_relay.py'), path,
+                                       '--ros-args', '-r', '__ns:=/bench_relay'],
+                                      env=dict(os.environ)),
+        }
         self.names = build_frame_tree(load(path)).dof_names
         self.client = Client()
         self.executor = SingleThreadedExecutor()
@@ -95,8 +103,8 @@ class Session:
         self.spinner = threading.Thread(target=self._spin, daemon=True)
         self.spinner.start()
         deadline = time.monotonic() + 30
-        while self.client.publisher.get_subscription_count() == 0 and \
-                time.monotonic() < deadline:
+        while time.monotonic() < deadline and not all(
+                p.get_subscription_count() for p in self.client.publishers_.values()):
             time.sleep(0.05)
         time.sleep(0.5)
         self.table = np.random.default_rng(0).uniform(
@@ -109,65 +117,94 @@ class Session:
     def close(self):
         self.spinning.clear()
         self.spinner.join()
-        stop_node_process(self.process)
+        for process in self.processes.values():
+            stop_node_process(process)
         self.executor.shutdown()
         self.client.destroy_node()
 
-    def run(self, rate: float, duration: float) -> dict:
-        """Publish at ``rate`` Hz (0: as fast as possible) for ``duration`` s."""
+    def window(self, target: str, rate: float, duration: float) -> dict:
+        """Feed ``target`` at ``rate`` Hz for ``duration`` s; raw counts of the window."""
         msg = JointState()
         msg.name = self.names
         sent = []
-        publish = self.client.publisher.publish
-        time.sleep(0.2)
-        cpu_start, start = cpu_seconds(self.process.pid), time.monotonic()
-        period = 1.0 / rate if rate else 0.0
+        publish = self.client.publishers_[target].publish
+        pid = self.processes[target].pid
+        self.client.received = {}
+        cpu_start, start = cpu_seconds(pid), time.monotonic()
+        period = 1.0 / rate
         k = 0
         while True:
             now = time.monotonic()
             if now - start >= duration:
                 break
-            if period:
-                target = start + k * period
-                if target > now:
-                    time.sleep(target - now)
+            wake = start + k * period
+            if wake > now:
+                time.sleep(wake - now)
             stamp_ns = time.time_ns()
             msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
             msg.position = self.table[k % 1000]
             publish(msg)
             sent.append(stamp_ns)
             k += 1
-        elapsed = time.monotonic() - start
-        time.sleep(1.0)
-        cpu = cpu_seconds(self.process.pid) - cpu_start
+        time.sleep(SETTLE_S)
+        cpu = cpu_seconds(pid) - cpu_start
         received = self.client.received
-        latencies = np.array([received[s] - s for s in sent if s in received]) / 1e6
-        self.client.received = {}
-        answered = len(latencies)
+        latencies = [(received[s] - s) / 1e6 for s in sent if s in received]
+        return {'sent': len(sent), 'latencies': latencies, 'cpu': cpu}
 
-        def pct(p):
-            return float(np.percentile(latencies, p)) if answered else float('nan')
-        return {'sent': len(sent), 'rate': len(sent) / elapsed, 'dropped': len(sent) - answered,
-                'p50_ms': pct(50), 'p99_ms': pct(99), 'cpu': cpu / elapsed,
-                'cpu_us_per_msg': cpu / max(answered, 1) * 1e6}
+    def interleaved(self, rate: float, duration: float, windows: int) -> dict:
+        """Per target: totals over ``windows`` alternating windows of duration/windows s."""
+        totals = {t: {'sent': 0, 'latencies': [], 'cpu': 0.0} for t in TARGETS}
+        for _ in range(windows):
+            for target in TARGETS:
+                w = self.window(target, rate, duration / windows)
+                totals[target]['sent'] += w['sent']
+                totals[target]['latencies'] += w['latencies']
+                totals[target]['cpu'] += w['cpu']
+        return {t: summary(v) for t, v in totals.items()}
 
-    def highest_drop_free_rate(self, step_duration: float) -> float:
-        """The highest rate of :data:`RAMP` with no dropped message (0: none)."""
-        best = 0.0
+    def highest_drop_free_rates(self, step_duration: float) -> dict:
+        """Per target, the highest rate of :data:`RAMP` with no dropped message."""
+        best = {t: 0.0 for t in TARGETS}
+        failed = set()
         for rate in RAMP:
-            ok = any(self.run(rate, step_duration)['dropped'] == 0 for _ in range(2))
-            if not ok:
+            for target in TARGETS:
+                if target in failed:
+                    continue
+                ok = any(self._drop_free(target, rate, step_duration) for _ in range(2))
+                if ok:
+                    best[target] = rate
+                else:
+                    failed.add(target)
+            if len(failed) == len(TARGETS):
                 break
-            best = rate
         return best
+
+    def _drop_free(self, target: str, rate: float, duration: float) -> bool:
+        w = self.window(target, rate, duration)
+        return len(w['latencies']) == w['sent']
+
+
+def summary(t: dict) -> dict:
+    """p50/p99 latency (ms), drops, CPU per answered message (us) of a target's windows."""
+    answered = len(t['latencies'])
+    lat = np.array(t['latencies'])
+
+    def pct(p):
+        return float(np.percentile(lat, p)) if answered else float('nan')
+    return {'sent': t['sent'], 'dropped': t['sent'] - answered, 'p50_ms': pct(50),
+            'p99_ms': pct(99), 'cpu_us_per_msg': t['cpu'] / max(answered, 1) * 1e6}
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--duration', type=float, default=5.0, help='s per fixed rate')
+    parser.add_argument('--duration', type=float, default=10.0,
+                        help='s per target and fixed rate, split into windows')
+    parser.add_argument('--windows', type=int, default=10,
+                        help='alternating windows per target and fixed rate')
     parser.add_argument('--rates', nargs='+', type=float, default=[100.0, 1000.0])
-    parser.add_argument('--step-duration', type=float, default=2.0,
-                        help='s per step of the drop-free rate search')
+    parser.add_argument('--step-duration', type=float, default=1.5,
+                        help='s per target and step of the drop-free rate search')
     parser.add_argument('--robots', nargs='+', default=list(ROBOTS), choices=list(ROBOTS))
     parser.add_argument('--no-ramp', action='store_true', help='skip the rate search')
     args = parser.parse_args(argv)
@@ -175,26 +212,26 @@ def main(argv=None) -> int:
     results = {}
     try:
         print(f'{"robot":<44}{"target":>8}{"rate":>7}{"sent":>7}{"dropped":>8}'
-              f'{"p50 ms":>8}{"p99 ms":>8}{"CPU":>6}{"CPU us/msg":>11}', flush=True)
+              f'{"p50 ms":>8}{"p99 ms":>8}{"CPU us/msg":>11}', flush=True)
         for key in args.robots:
             label, path = ROBOTS[key]
-            for target in ('node', 'relay'):
-                session = Session(target, path)
-                try:
-                    for rate in args.rates:
-                        r = session.run(rate, args.duration)
+            bench = Bench(path)
+            try:
+                for rate in args.rates:
+                    for target, r in bench.interleaved(rate, args.duration,
+                                                       args.windows).items():
                         results[(key, target, rate)] = r
                         print(f'{label:<44}{target:>8}{rate:>7.0f}{r["sent"]:>7}'
                               f'{r["dropped"]:>8}{r["p50_ms"]:>8.2f}{r["p99_ms"]:>8.2f}'
-                              f'{r["cpu"] * 100:>5.0f}%{r["cpu_us_per_msg"]:>11.0f}',
-                              flush=True)
-                    if not args.no_ramp:
-                        best = session.highest_drop_free_rate(args.step_duration)
+                              f'{r["cpu_us_per_msg"]:>11.0f}', flush=True)
+                if not args.no_ramp:
+                    for target, best in bench.highest_drop_free_rates(
+                            args.step_duration).items():
                         results[(key, target, 'max')] = best
                         print(f'{label:<44}{target:>8}  highest drop-free rate: '
                               f'{best:.0f} Hz', flush=True)
-                finally:
-                    session.close()
+            finally:
+                bench.close()
     finally:
         rclpy.try_shutdown()
     report(results, args)

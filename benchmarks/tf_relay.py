@@ -10,7 +10,7 @@ Same QoS as the node (:data:`hrdf_ros.ros.node.JOINT_STATES_QOS`,
 slices, signals handled as in :func:`hrdf_ros.ros.node.main`), the TFMessage built once
 with one shared stamp object. Per message it only copies the stamp (two integers) and
 publishes: what is left is the cost of rclpy receiving and sending, the physical limit
-of a Python node. Run: ``python benchmarks/tf_relay.py robot.hrdf``.
+of a Python node. Run: ``python benchmarks/tf_relay.py robot.hrdf [--ros-args ...]``.
 """
 from __future__ import annotations
 
@@ -57,14 +57,15 @@ class Relay(Node):
 
 
 def main(argv=None) -> int:
+    argv = sys.argv if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('hrdf_file')
-    args, _ = parser.parse_known_args(argv)
+    args, _ = parser.parse_known_args(argv[1:])
     pairs = load_robot(RobotOptions(), path=args.hrdf_file).moving_pairs
     stop = threading.Event()
     previous = {s: signal.signal(s, lambda *_: stop.set())
                 for s in (signal.SIGINT, signal.SIGTERM)}
-    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     node = Relay(pairs)
     try:
         executor = EventsExecutor()
