@@ -116,7 +116,7 @@ def transforms(fs: FrameSet, q: np.ndarray) -> np.ndarray:
     if not m:
         out[...] = fs.offsets
         return out
-    c = chunk_length(16 * n + 12 * m + 12)
+    c = min(chunk_length(16 * n + 12 * m + 12), total)
     block = scratch(n, 4, 4, c)
     block[:, 3] = np.array([0.0, 0.0, 0.0, 1.0])[:, None]
     # A joint frame that is itself a requested frame (K = I) is computed in place.
@@ -147,7 +147,7 @@ def jacobians(fs: FrameSet, q: np.ndarray) -> np.ndarray:
     total, n, m, dof = q.shape[0], fs.count, fs.m, fs.dof_count
     if not (total and m):
         return np.zeros((total, n, 6, dof))
-    c = chunk_length(6 * n * m + 6 * n + 12 * m + 12)
+    c = min(chunk_length(6 * n * m + 6 * n + 12 * m + 12), total)
     block = scratch(n, 6, m, c, zero=True)       # entries of unmoved pairs stay zero
     points = scratch(3, n, c)
     lever, tmp = scratch(3, n, c), scratch(n, c)
