@@ -63,13 +63,12 @@ def apply_motion(x: np.ndarray, axis: str, theta: np.ndarray, cos: np.ndarray,
         return
     i, j = ROTATION_COLUMNS[axis]
     xi, xj = x[:, i], x[:, j]
-    np.multiply(xi, cos, out=tmp1)
+    np.multiply(xi, sin, out=tmp1)
     np.multiply(xj, sin, out=tmp2)
-    tmp1 += tmp2
-    np.multiply(xi, sin, out=tmp2)
+    xi *= cos
+    xi += tmp2                                  # c x_i + s x_j
     xj *= cos
-    xj -= tmp2
-    xi[...] = tmp1
+    xj -= tmp1                                  # c x_j - s x_i
 
 
 class _Sweep:
