@@ -14,7 +14,8 @@ Only the joints that move one of the frames are computed, each once, along the t
   matrices and ``(a, b) = (cos, sin)`` of the motion (``(d, 0)`` for a translation), so
   all factors are one batched product of (a, b, 1) rows with a (m, 3, 16) basis;
 * joint frames are one ``ndarray.dot`` each, parent first, into a per-thread workspace;
-* all frames are one gather and one batched product ``J[anchor] @ K``;
+* all frames are one product of a constant block matrix with the stacked joint frames
+  (or, for many frames and joints, one gather and one batched product ``J[anchor] @ K``);
 * the frames' homogeneous origins are one product of a constant selection matrix with
   the stacked joint frames, and all Jacobians one (n, 4) @ (4, 6 m) product of them with
   a matrix built from the joint axes z_k and origins o_k in two more products:
@@ -72,6 +73,8 @@ JACOBIAN_BASIS = _jacobian_basis()
 JACOBIAN_BASIS_2D = JACOBIAN_BASIS.reshape(42, 3)
 #: Up to this many joints, factors come from one block-diagonal product (see FrameSet).
 BLOCK_BASIS_MAX_JOINTS = 10
+#: Up to this many entries, frames come from one block product (see FrameSet).
+FRAME_BLOCK_MAX_ENTRIES = 6144
 
 
 class FrameSet:
@@ -128,6 +131,14 @@ class FrameSet:
             self.basis_block = np.zeros((3 * m, 16 * m))
             for k in range(m):
                 self.basis_block[3 * k:3 * k + 3, 16 * k:16 * k + 16] = self.basis_t[k]
+        # Few frames and joints: all frames transposed, T_f^T = K_f^T J_anchor^T, as one
+        # product of a (4 n, 4 (m + 1)) block matrix with the stacked joint frames
+        # (cheaper than a gather and a batched product up to ~6000 entries).
+        self.frame_block = None
+        if 16 * n * (m + 1) <= FRAME_BLOCK_MAX_ENTRIES:
+            self.frame_block = np.zeros((4 * n, 4 * (m + 1)))
+            for f, a in enumerate(self.anchor):
+                self.frame_block[4 * f:4 * f + 4, 4 * a:4 * a + 4] = self.offsets[f].T
         #: (n, 4 (m + 1)) frame origins from the stacked transposed joint frames:
         #: ``p_f = selection[f] @ stack``, p_f = J_anchor K_f[:, 3] (homogeneous)
         self.selection = np.zeros((n, 4 * (m + 1)))
@@ -202,6 +213,9 @@ class FrameSet:
         if not self.m:
             return self.offsets.copy()
         w = self._joint_frames(q)
+        if self.frame_block is not None:                 # stacked T_f^T in one product
+            stacked = self.frame_block.dot(w.stack).reshape(self.count, 4, 4)
+            return stacked.transpose(0, 2, 1).copy()
         return np.matmul(w.joints.take(self.anchor, axis=0, out=w.gathered).transpose(0, 2, 1),
                          self.offsets)
 
