@@ -241,30 +241,24 @@ class HrdfStatePublisher(Node):
     # -- joint_states and TF -----------------------------------------------------------
 
     def _on_joint_states(self, msg: JointState):
-        """The hot path: hygiene (:mod:`.joint_input`), then the moving transforms
-        (:mod:`.moving_tf`) published; nothing is logged for accepted messages."""
         stamp = msg.header.stamp
-        sec, nanosec = stamp.sec, stamp.nanosec
-        names = msg.name
-        joints = self.input
-        unknown = joints.new_unknown_names(names)
+        stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
+        unknown = self.input.new_unknown_names(msg.name)
         if unknown:
             self.get_logger().warning(
                 'joint_states: ignoring joints this robot does not have: '
                 + ', '.join(f'"{n}"' for n in unknown))
-        reason = joints.update(names, msg.position, sec * 1_000_000_000 + nanosec)
+        reason = self.input.update(msg.name, msg.position, stamp_ns)
         if reason is not None:
             if reason != 'no known joint':
-                total = sum(joints.rejected.values())
+                total = sum(self.input.rejected.values())
                 self.get_logger().warning(f'joint_states dropped: {reason} ({total} so far)',
                                           throttle_duration_sec=WARN_PERIOD_S)
             return
-        if not (sec or nanosec):
+        if stamp_ns == 0:
             stamp = self.get_clock().now().to_msg()
-            sec, nanosec = stamp.sec, stamp.nanosec
         self._stamp = stamp
-        if self._moving is not None:
-            self._tf_pub.publish(self._moving.fill(joints.positions, sec, nanosec))
+        self._publish_moving(stamp)
 
     def _log_rejected_summary(self):
         counts = dict(self.input.rejected)
@@ -292,6 +286,8 @@ class HrdfStatePublisher(Node):
         self._tf_static_pub.publish(message)
 
     def _publish_moving(self, stamp):
+        """The hot path's end: the moving transforms of the latest joint values
+        (:mod:`.moving_tf`), stamped ``stamp``, published; nothing else."""
         if self._moving is not None:
             self._tf_pub.publish(self._moving.fill(self.input.positions, stamp.sec,
                                                    stamp.nanosec))
