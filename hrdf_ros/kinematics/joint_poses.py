@@ -11,12 +11,16 @@ For a rotation by theta about a principal axis e, the quaternion is
 ``q_F * (sin(theta/2) e, cos(theta/2))``, linear in (sin, cos) of the half angle, and the
 translation is constant; for a translation by d along e, the quaternion is constant and
 the translation ``t_F + d R_F e`` is linear in d. So every pose is one row
-``[sin(theta/2), cos(theta/2), d, 1] @ A_k`` with a constant (4, 7) matrix per joint, and
-a configuration costs a handful of numpy calls whatever the number of joints.
+``[sin(theta/2), cos(theta/2), d, 1] @ A_k`` with a constant (4, 7) matrix per joint:
+:meth:`JointPoses.poses` evaluates all of them in a handful of numpy calls, and
+:meth:`~JointPoses.rotating` / :meth:`~JointPoses.sliding` give the non-zero
+coefficients per joint as Python floats, for callers that evaluate them one joint at a
+time with :mod:`math` (the node: in a process that mostly runs rclpy, the first numpy
+calls of each message cost more than the whole evaluation in plain Python).
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -74,6 +78,21 @@ class JointPoses:
         self._distance = self._coefficients[:, 0, 2]
         self._poses = np.empty((dof, 1, 7))
         self._rows = self._poses.reshape(dof, 7)
+
+    def rotating(self) -> List[Tuple[int, float, Tuple[float, ...], Tuple[float, ...]]]:
+        """Per rotating joint ``(k, h, a, b)``: its quaternion is ``sin(v h) a + cos(v h) b``
+        (4-tuples, x y z w) for the input value v = values[k]; its translation is constant
+        (see :meth:`poses`)."""
+        return [(k, float(self.half_angle_per_value[k]), tuple(self.matrix[k, 0, :4].tolist()),
+                 tuple(self.matrix[k, 1, :4].tolist()))
+                for k in range(self.dof_count) if not self.prismatic[k]]
+
+    def sliding(self) -> List[Tuple[int, float, Tuple[float, ...], Tuple[float, ...]]]:
+        """Per sliding joint ``(k, g, e, t)``: its translation is ``t + (v g) e`` (3-tuples,
+        m) for the input value v = values[k]; its quaternion is constant."""
+        return [(k, float(self.motion_per_value[k]), tuple(self.matrix[k, 2, 4:].tolist()),
+                 tuple(self.matrix[k, 3, 4:].tolist()))
+                for k in range(self.dof_count) if self.prismatic[k]]
 
     def poses(self, values) -> List[List[float]]:
         """Per degree of freedom [qx, qy, qz, qw, tx, ty, tz] (unit quaternion, m) for

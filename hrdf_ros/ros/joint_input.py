@@ -53,8 +53,9 @@ class JointInput:
         self._names = list(joint_names)
         self.missing_joints = missing_joints
         self.ignore_timestamp = ignore_timestamp
-        #: (dof,) latest accepted positions (rad or m).
-        self.positions = np.zeros(len(self.index))
+        #: latest accepted positions (rad or m) as Python floats, joint order (the
+        #: node's hot path reads these; :attr:`positions` is the same as an array)
+        self.values: List[float] = [0.0] * len(self.index)
         #: True once a message has been accepted.
         self.received = False
         #: stamp (ns) of the newest accepted message with a non-zero stamp.
@@ -68,12 +69,17 @@ class JointInput:
         self._plan_cache: Tuple[np.ndarray, np.ndarray, bool] = (
             np.zeros(0, int), np.zeros(0, int), False)
 
+    @property
+    def positions(self) -> np.ndarray:
+        """(dof,) latest accepted positions (rad or m), a new array."""
+        return np.array(self.values, dtype=float)
+
     def carry_over(self, previous: 'JointInput') -> None:
         """Take over another robot model's state on a reload: the positions of joints
         with the same name (others 0), the newest stamp and the counters."""
         if previous.received:
-            old = dict(zip(previous._names, previous.positions.tolist()))
-            self.positions = np.array([old.get(n, 0.0) for n in self._names])
+            old = dict(zip(previous._names, previous.values))
+            self.values = [old.get(n, 0.0) for n in self._names]
             self.received = True
         self.last_stamp_ns = previous.last_stamp_ns
         self.rejected = previous.rejected
@@ -89,21 +95,22 @@ class JointInput:
             stamp_ns: header stamp in ns (0: unstamped).
         """
         if names == self._names and len(positions) == len(names):
-            # Fast path, the common case: every joint, in this robot's order. A sum is
-            # finite when every term is (the exact check runs only when it is not).
+            # Fast path, the common case: every joint, in this robot's order, in plain
+            # Python (no numpy call). A sum is finite when every term is (the exact
+            # check runs only when it is not).
             reason = None
             if not math.isfinite(sum(positions)) and not all(map(math.isfinite, positions)):
                 reason = 'non-finite'
             elif not self._in_order(stamp_ns):
                 reason = 'out of order'
             else:
-                updated = np.array(positions, dtype=float)
+                updated = list(map(float, positions))
         else:
             reason, updated = self._general(names, positions, stamp_ns)
         if reason is not None:
             self.rejected[reason] += 1
             return reason
-        self.positions = updated
+        self.values = updated
         self.received = True
         self.accepted += 1
         if stamp_ns:
@@ -122,7 +129,7 @@ class JointInput:
             self._plan_names = list(names)
         return self._plan_cache
 
-    def _general(self, names, positions, stamp_ns) -> Tuple[Optional[str], np.ndarray]:
+    def _general(self, names, positions, stamp_ns) -> Tuple[Optional[str], List[float]]:
         """(rejection reason or None, new positions) for any other message."""
         if not names:
             return 'empty', None
@@ -138,10 +145,9 @@ class JointInput:
             return 'non-finite', None
         if not self._in_order(stamp_ns):
             return 'out of order', None
-        updated = (self.positions.copy() if self.missing_joints == 'last'
-                   else np.zeros_like(self.positions))
+        updated = self.positions if self.missing_joints == 'last' else np.zeros(len(self.values))
         updated[target] = values
-        return None, updated
+        return None, updated.tolist()
 
     def _in_order(self, stamp_ns: int) -> bool:
         return self.ignore_timestamp or not stamp_ns or stamp_ns >= self.last_stamp_ns

@@ -5,14 +5,19 @@ the accepted joint values (URDF joint values, rad or m; (dof,)) and a stamp. Out
 ``tf2_msgs/TFMessage``, built once and refilled in place: one transform per degree of
 freedom, parent -> child as in the URDF, with the stamp.
 
-Per message the work is the kinematics of the moving transforms
-(:class:`~hrdf_ros.kinematics.joint_poses.JointPoses`: a few numpy calls) and copying
-the numbers that change into the message: the quaternion of a rotating joint, the
-translation of a sliding one (the other half is constant and written once), and the
-stamp, which every transform's header shares as one object, so it is two assignments.
-No Python object is created per message beyond the rows of numbers.
+Per message the work is the kinematics of the moving transforms, evaluated straight
+into the message: the quaternion of a rotating joint is linear in the sine and cosine
+of its half angle, the translation of a sliding one linear in its position
+(:class:`~hrdf_ros.kinematics.joint_poses.JointPoses` gives the coefficients; the other
+half of each transform is constant and written once); and the stamp, which every
+transform's header shares as one object, so it is two assignments. Plain Python and
+:mod:`math`: measured in the running node, the first numpy calls of a message cost more
+than the whole evaluation (18 joints: 36 us with numpy, 16 us without). No Python
+object is created per message.
 """
 from __future__ import annotations
+
+from math import cos, sin
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
@@ -40,13 +45,6 @@ class MovingTransforms:
                                        child_frame_id=child)
                       for parent, child in robot.moving_pairs]
         self.message = TFMessage(transforms=transforms)
-        prismatic = self.poses.prismatic.tolist()
-        self._rotating = [t.transform.rotation for t, p in zip(transforms, prismatic)
-                          if not p]
-        self._sliding = [t.transform.translation for t, p in zip(transforms, prismatic) if p]
-        self._rotating_index = [k for k, p in enumerate(prismatic) if not p]
-        self._sliding_index = [k for k, p in enumerate(prismatic) if p]
-        self._all_rotating = not self._sliding
         # The constant halves: translations of rotating joints, rotations of sliding ones.
         for t, (qx, qy, qz, qw, x, y, z) in zip(transforms, self.poses.poses(
                 [0.0] * len(transforms))):
@@ -54,22 +52,28 @@ class MovingTransforms:
             t.transform.translation.z = z
             r = t.transform.rotation
             r.x, r.y, r.z, r.w = qx, qy, qz, qw
+        # Per joint: the message field that changes, then the numbers of its linear form.
+        self._rotating = [(transforms[k].transform.rotation, k, h) + a + b
+                          for k, h, a, b in self.poses.rotating()]
+        self._sliding = [(transforms[k].transform.translation, k, g) + e + t
+                         for k, g, e, t in self.poses.sliding()]
 
     def fill(self, values, sec: int, nanosec: int) -> TFMessage:
-        """The message for joint values (dof,) (URDF joint values) stamped sec.nanosec."""
+        """The message for joint values (dof,) (URDF joint values, a list or array of
+        floats) stamped sec.nanosec. Plain Python and :mod:`math`, no numpy call."""
         stamp = self.stamp
         stamp.sec = sec
         stamp.nanosec = nanosec
-        rows = self.poses.poses(values)
-        if self._all_rotating:
-            for r, (qx, qy, qz, qw, _, _, _) in zip(self._rotating, rows):
-                r.x = qx
-                r.y = qy
-                r.z = qz
-                r.w = qw
-            return self.message
-        for r, k in zip(self._rotating, self._rotating_index):
-            r.x, r.y, r.z, r.w = rows[k][:4]
-        for t, k in zip(self._sliding, self._sliding_index):
-            t.x, t.y, t.z = rows[k][4:]
+        for r, k, h, ax, ay, az, aw, bx, by, bz, bw in self._rotating:
+            angle = values[k] * h
+            s, c = sin(angle), cos(angle)
+            r.x = s * ax + c * bx
+            r.y = s * ay + c * by
+            r.z = s * az + c * bz
+            r.w = s * aw + c * bw
+        for t, k, g, ex, ey, ez, tx, ty, tz in self._sliding:
+            d = values[k] * g
+            t.x = tx + d * ex
+            t.y = ty + d * ey
+            t.z = tz + d * ez
         return self.message

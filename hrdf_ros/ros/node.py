@@ -289,7 +289,7 @@ class HrdfStatePublisher(Node):
         """The hot path's end: the moving transforms of the latest joint values
         (:mod:`.moving_tf`), stamped ``stamp``, published; nothing else."""
         if self._moving is not None:
-            self._tf_pub.publish(self._moving.fill(self.input.positions, stamp.sec,
+            self._tf_pub.publish(self._moving.fill(self.input.values, stamp.sec,
                                                    stamp.nanosec))
 
     # -- services ----------------------------------------------------------------------
