@@ -187,3 +187,26 @@ def test_joint_poses_equal_dof_transforms(name):
         for k in range(model.dof_count):
             np.testing.assert_allclose(quaternion_to_rotation(got[k, :4]),
                                        expected[k, :3, :3], atol=1e-15, rtol=0)
+
+
+def test_frames_in_any_order_and_mixed_types(small_chunks):
+    """A FrameSet of frames not in depth-first order (joints then move non-contiguous
+    frames): batched frames and Jacobians equal the single-configuration ones."""
+    from hrdf_ros.kinematics.frame_set import FrameSet
+    model = loads(BRANCHED)
+    kin = Kinematics(model)
+    s = kin.structure
+    picks = [('output', 5), ('com', 1), ('output', 0), ('end_effector', 1), ('input', 3),
+             ('output', 3)]
+    anchors = [s.anchors[t][i] for t, i in picks]
+    offsets = [s.offsets[t][i] for t, i in picks]
+    fs = FrameSet(s, anchors, offsets)
+    q = positions(model, 17, seed=6)
+    frames, jacobians = batch.transforms(fs, q), batch.jacobians(fs, q)
+    for k in (0, 8, 16):
+        np.testing.assert_allclose(frames[k], fs.transforms(q[k]), atol=1e-13, rtol=0)
+        np.testing.assert_allclose(jacobians[k], fs.jacobians(q[k]), atol=1e-13, rtol=0)
+        for f, (t, i) in enumerate(picks):
+            np.testing.assert_allclose(frames[k, f], kin.frame(t, i, q[k]), atol=1e-13, rtol=0)
+            np.testing.assert_allclose(jacobians[k, f], kin.frame_jacobian(t, i, q[k]),
+                                       atol=1e-13, rtol=0)
