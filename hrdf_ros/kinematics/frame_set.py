@@ -114,7 +114,6 @@ class FrameSet:
         self.anchor = np.array([local[a] + 1 if a >= 0 else 0 for a in anchors], dtype=int)
         self.anchor_local = [local[a] if a >= 0 else -1 for a in anchors]
         self.offsets = np.array(offsets, dtype=float).reshape(n, 4, 4)
-        self.origins = np.ascontiguousarray(self.offsets[:, :, 3:])       # (n, 4, 1)
         self.moved = s.moved_mask(np.array(anchors, dtype=int))[:, self.joints]  # (n, m)
         self.all_moved = bool(self.moved.all())
         mask6 = np.repeat(self.moved[:, None, :], 6, axis=1).astype(float)
