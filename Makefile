@@ -69,18 +69,21 @@ test-consumers: consumers-env
 demo: env
 	$(PY) -m hrdf_ros.demo
 
-# Kinematics benchmark against hebi-py and Pinocchio (not part of the tests). Pinocchio
-# is installed only here: it is large and only the benchmark uses it.
+# Kinematics benchmark against hebi-py, Pinocchio and pytorch_kinematics (not part of
+# the tests). The peers are installed only here: they are large and only the benchmark
+# uses them. benchmarks/requirements.txt is a complete lock, installed without
+# dependency resolution (see the file for why).
 BENCH_STAMP := $(VENV)/.hrdf-stamps/bench.stamp
 $(BENCH_STAMP): $(ENV_STAMP) benchmarks/requirements.txt
-	cd benchmarks && ../$(PY) -m pip install -q -r requirements.txt
+	cd benchmarks && ../$(PY) -m pip install -q --no-deps -r requirements.txt
 	@touch $@
 
 bench: $(BENCH_STAMP)
 	$(PY) benchmarks/kinematics_benchmark.py $(BENCH_ARGS)
 
-# hrdf_ros_node latency/CPU at 100 Hz, 1 kHz and flat out (7-DoF arm, 18-DoF hexapod),
-# and the 10-minute soak test with garbage input; scripts, not unit tests.
+# hrdf_ros_node latency/CPU at 100 Hz and 1 kHz and its highest drop-free rate (7-DoF
+# arm, 18-DoF hexapod), each next to a bare rclpy relay (benchmarks/tf_relay.py), and
+# the 10-minute soak test with garbage input; scripts, not unit tests.
 bench-node: env
 	$(PY) benchmarks/node_latency.py $(BENCH_ARGS)
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load, loads
-from hrdf_ros.kinematics.serial_chain import CHUNK
+from hrdf_ros.kinematics.batch import MAX_CHUNK as CHUNK
 
 from conftest import BUNDLED_ARM, HEBI_FRAME_TYPES, KITS, kit_id
 

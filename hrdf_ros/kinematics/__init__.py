@@ -4,10 +4,12 @@ In: a :class:`~hrdf_ros.model.RobotModel` and joint positions (rad, or m for pri
 joints), one configuration (dof,) or a batch (N, dof). Out: 4 x 4 frames and 6 x dof
 geometric Jacobians in the robot's reference frame, masses and gravity efforts.
 
-* :mod:`.structure` the model compiled once: frame slots, which joint moves which frame;
-* :mod:`.serial_chain` the one-frame fast path (a frame along its own path);
-* :mod:`.forward` every frame at once; :mod:`.jacobians` every frame's Jacobian at once;
+* :mod:`.structure` the model compiled once: the tree of joint frames, every frame a
+  joint frame times a constant, which joint moves which frame;
+* :mod:`.frame_set` a list of frames (all of a type, or one) compiled, evaluated for one
+  configuration; :mod:`.batch` the same for batches; each joint frame computed once;
 * :mod:`.kinematics` :class:`Kinematics`, the API over all of the above;
+* :mod:`.joint_poses` the moving URDF/TF transforms as quaternions (the node's FK);
 * :mod:`.mass_properties` masses, centre of mass, inertia, gravity compensation;
 * :mod:`.rotations` roll-pitch-yaw and quaternion conversions for the exporters.
 

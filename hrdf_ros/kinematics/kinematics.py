@@ -8,9 +8,10 @@ the model's base frame, exactly as HEBI's ``RobotModel.get_forward_kinematics`` 
 them; a leading batch axis when the input has one. A robot without degrees of freedom
 takes positions of shape (0,) (or ``[]``) or (N, 0); its Jacobians are (…, 6, 0).
 
-Every-frame requests go through :mod:`.forward` and :mod:`.jacobians` on the model's
-:class:`~.structure.KinematicStructure`; one-frame requests use that frame's
-:class:`~.serial_chain.SerialChain`, built on first use and cached.
+Every request goes through a :class:`~.frame_set.FrameSet` (all frames of a type, or
+one frame), compiled from the model's :class:`~.structure.KinematicStructure` on first
+use and cached: one configuration is evaluated by :mod:`.frame_set`, a batch by
+:mod:`.batch`.
 """
 from __future__ import annotations
 
@@ -20,9 +21,8 @@ from typing import Dict, Tuple
 import numpy as np
 
 from ..model import RobotModel
-from .forward import dof_transforms, forward
-from .jacobians import jacobians
-from .serial_chain import SerialChain, chain_to
+from . import batch
+from .frame_set import FrameSet, factor_basis
 from .structure import FRAME_TYPES, KinematicStructure, check_frame_type
 
 __all__ = ['FRAME_TYPES', 'Kinematics']
@@ -31,11 +31,10 @@ __all__ = ['FRAME_TYPES', 'Kinematics']
 class Kinematics:
     """Precompiled forward kinematics of one robot model.
 
-    Build once per model (``Kinematics(model)``). Every-frame methods
-    (:meth:`forward_kinematics`, :meth:`frames`, :meth:`jacobians`) loop over the
-    elements once, vectorised across the batch; one-frame methods (:meth:`frame`,
-    :meth:`frame_jacobian`, :meth:`end_effector`, :meth:`end_effector_jacobian`) use
-    that frame's :class:`~hrdf_ros.kinematics.serial_chain.SerialChain`, built on first use.
+    Build once per model (``Kinematics(model)``). Every method computes each joint frame
+    it needs once, along the tree; one-frame methods (:meth:`frame`,
+    :meth:`frame_jacobian`, :meth:`end_effector`, :meth:`end_effector_jacobian`) only
+    the joints on that frame's path. Instances are safe to share between threads.
     """
 
     def __init__(self, model: RobotModel):
@@ -44,47 +43,60 @@ class Kinematics:
         self.dof_count = model.dof_count
         self.base_frame = self.structure.base_frame
         self.output_count = self.structure.output_count
-        self._chains: Dict[Tuple[str, int], SerialChain] = {}
+        self._sets: Dict[object, FrameSet] = {}
+        self._dof_basis = np.array([
+            factor_basis(np.asarray(model.elements[e].outputs[0], dtype=float),
+                         model.elements[e].motion)
+            for e in model.dof_elements]).reshape(-1, 3, 16)
 
     def _positions(self, positions) -> Tuple[np.ndarray, bool]:
+        """Checked positions: ((dof,), True) for one configuration, ((N, dof), False)
+        for a batch.
+
+        Raises:
+            ValueError: wrong shape or non-finite positions.
+        """
         q = np.asarray(positions, dtype=float)
-        single = q.ndim == 1
-        q2 = q.reshape(1, -1) if single else q
-        if q2.ndim != 2 or q2.shape[1] != self.dof_count:
+        if q.ndim == 1 and q.shape[0] == self.dof_count:
+            # For one configuration, plain Python is cheaper than a numpy reduction.
+            if not all(map(math.isfinite, q.tolist())):
+                raise ValueError('positions must be finite')
+            return q, True
+        if q.ndim != 2 or q.shape[1] != self.dof_count:
             raise ValueError(f'positions must have shape ({self.dof_count},) or '
                              f'(N, {self.dof_count}); got {q.shape}')
-        # For one configuration, plain Python is cheaper than a numpy reduction.
-        finite = all(map(math.isfinite, q.tolist())) if single else np.isfinite(q2).all()
-        if not finite:
+        if not np.isfinite(q).all():
             raise ValueError('positions must be finite')
-        return q2, single
+        return q, False
 
-    def _frame_chain(self, frame_type: str, index: int) -> SerialChain:
-        """The (cached) serial chain of one frame.
+    def _set(self, frame_type: str) -> FrameSet:
+        """The (cached) :class:`FrameSet` of every frame of a type."""
+        fs = self._sets.get(frame_type)
+        if fs is None:
+            check_frame_type(frame_type)
+            s = self.structure
+            fs = self._sets[frame_type] = FrameSet(s, s.anchors[frame_type],
+                                                   s.offsets[frame_type])
+        return fs
+
+    def _frame_set(self, frame_type: str, index: int) -> FrameSet:
+        """The (cached) :class:`FrameSet` of one frame.
 
         Raises:
             ValueError: unknown frame type; IndexError: index out of range.
         """
-        chain = self._chains.get((frame_type, index))
-        if chain is not None:
-            return chain
+        fs = self._sets.get((frame_type, index))
+        if fs is not None:
+            return fs
         check_frame_type(frame_type)
         count = self.model.frame_count(frame_type)
         if not isinstance(index, (int, np.integer)) or not 0 <= index < count:
             raise IndexError(f'{frame_type} frame index {index} out of range '
                              f'(the robot has {count} {frame_type} frames)')
-        index = int(index)
-        if frame_type == 'input':
-            chain = chain_to(self.model, index, 'input')
-        elif frame_type == 'com':
-            chain = chain_to(self.model, self.structure.com_elements[index], 'com')
-        elif frame_type == 'output':
-            element, output = self.model.output_frames[index]
-            chain = chain_to(self.model, element, 'output', output)
-        else:
-            chain = chain_to(self.model, self.structure.end_effector_elements[index], 'output')
-        self._chains[(frame_type, index)] = chain
-        return chain
+        s, i = self.structure, int(index)
+        fs = FrameSet(s, s.anchors[frame_type][i:i + 1], s.offsets[frame_type][i:i + 1])
+        self._sets[(frame_type, index)] = fs
+        return fs
 
     def frame(self, frame_type: str, index: int, positions) -> np.ndarray:
         """One frame, computed along its own path only (the fast path).
@@ -102,9 +114,9 @@ class Kinematics:
             ValueError: unknown frame type, wrong shape or non-finite positions.
             IndexError: frame index out of range.
         """
-        chain = self._frame_chain(frame_type, index)
+        fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
-        return chain.transform(q[0]) if single else chain.transforms(q)
+        return fs.transform(q) if single else batch.transforms(fs, q)[:, 0]
 
     def frame_jacobian(self, frame_type: str, index: int, positions) -> np.ndarray:
         """Geometric Jacobian of one frame (convention of :meth:`jacobians`).
@@ -116,9 +128,9 @@ class Kinematics:
             ValueError: unknown frame type, wrong shape or non-finite positions.
             IndexError: frame index out of range.
         """
-        chain = self._frame_chain(frame_type, index)
+        fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
-        return chain.jacobian(q[0]) if single else chain.jacobians(q)
+        return fs.jacobians(q)[0] if single else batch.jacobians(fs, q)[:, 0]
 
     def forward_kinematics(self, positions) -> Dict[str, np.ndarray]:
         """Every frame of every type for one configuration or a batch.
@@ -135,7 +147,19 @@ class Kinematics:
             ValueError: on a wrong shape or non-finite positions.
         """
         q, single = self._positions(positions)
-        return forward(self.structure, q, single, FRAME_TYPES)
+        fs = self._sets.get('all')
+        if fs is None:
+            s = self.structure
+            fs = self._sets['all'] = FrameSet(
+                s, np.concatenate([s.anchors[t] for t in FRAME_TYPES]),
+                np.concatenate([s.offsets[t] for t in FRAME_TYPES]))
+        frames = fs.transforms(q) if single else batch.transforms(fs, q)
+        out, start = {}, 0
+        for t in FRAME_TYPES:
+            stop = start + self.structure.frame_count(t)
+            out[t] = frames[..., start:stop, :, :]
+            start = stop
+        return out
 
     def dof_transforms(self, positions) -> np.ndarray:
         """Each degree of freedom's output relative to its element's input frame.
@@ -153,7 +177,16 @@ class Kinematics:
             ValueError: on a wrong shape or non-finite positions.
         """
         q, single = self._positions(positions)
-        return dof_transforms(self.structure, q, single)
+        q = q[None] if single else q                                 # (N, dof)
+        theta = q * self.structure.motion_scale
+        coefficients = np.ones(theta.shape + (1, 3))
+        coefficients[..., 0, 0] = np.cos(theta)
+        coefficients[..., 0, 1] = np.sin(theta)
+        prismatic = [a[0] == 't' for a in self.structure.joint_axis]
+        coefficients[:, prismatic, 0, 0] = theta[:, prismatic]
+        coefficients[:, prismatic, 0, 1] = 0.0
+        out = np.matmul(coefficients, self._dof_basis).reshape(len(q), self.dof_count, 4, 4)
+        return out[0] if single else out
 
     def jacobians(self, frame_type: str, positions) -> np.ndarray:
         """Geometric Jacobians of every frame of a type (HEBI's convention).
@@ -174,9 +207,9 @@ class Kinematics:
         Raises:
             ValueError: on an unknown frame type, wrong shape or non-finite positions.
         """
-        check_frame_type(frame_type)
+        fs = self._set(frame_type)
         q, single = self._positions(positions)
-        return jacobians(self.structure, frame_type, q, single)
+        return fs.jacobians(q) if single else batch.jacobians(fs, q)
 
     def end_effector_jacobian(self, positions, index: int = 0) -> np.ndarray:
         """Jacobian of an end-effector frame (the first by default): (6, dof) or
@@ -194,9 +227,9 @@ class Kinematics:
         Raises:
             ValueError: on an unknown frame type, wrong shape or non-finite positions.
         """
-        check_frame_type(frame_type)
+        fs = self._set(frame_type)
         q, single = self._positions(positions)
-        return forward(self.structure, q, single, (frame_type,))[frame_type]
+        return fs.transforms(q) if single else batch.transforms(fs, q)
 
     def end_effector(self, positions, index: int = 0) -> np.ndarray:
         """An end-effector frame (the first by default): (4, 4) or (N, 4, 4), in the

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -53,8 +53,9 @@ class JointInput:
         self._names = list(joint_names)
         self.missing_joints = missing_joints
         self.ignore_timestamp = ignore_timestamp
-        #: (dof,) latest accepted positions (rad or m).
-        self.positions = np.zeros(len(self.index))
+        #: latest accepted positions (rad or m) as Python floats, joint order (the
+        #: node's hot path reads these; :attr:`positions` is the same as an array)
+        self.values: List[float] = [0.0] * len(self.index)
         #: True once a message has been accepted.
         self.received = False
         #: stamp (ns) of the newest accepted message with a non-zero stamp.
@@ -64,13 +65,21 @@ class JointInput:
         self.accepted = 0
         self._reported_unknown: set = set()
         self._unknown_overflow = False
+        self._plan_names: Optional[List[str]] = None
+        self._plan_cache: Tuple[np.ndarray, np.ndarray, bool] = (
+            np.zeros(0, int), np.zeros(0, int), False)
+
+    @property
+    def positions(self) -> np.ndarray:
+        """(dof,) latest accepted positions (rad or m), a new array."""
+        return np.array(self.values, dtype=float)
 
     def carry_over(self, previous: 'JointInput') -> None:
         """Take over another robot model's state on a reload: the positions of joints
         with the same name (others 0), the newest stamp and the counters."""
         if previous.received:
-            old = dict(zip(previous._names, previous.positions.tolist()))
-            self.positions = np.array([old.get(n, 0.0) for n in self._names])
+            old = dict(zip(previous._names, previous.values))
+            self.values = [old.get(n, 0.0) for n in self._names]
             self.received = True
         self.last_stamp_ns = previous.last_stamp_ns
         self.rejected = previous.rejected
@@ -86,48 +95,59 @@ class JointInput:
             stamp_ns: header stamp in ns (0: unstamped).
         """
         if names == self._names and len(positions) == len(names):
-            # Fast path, the common case: every joint, in this robot's order.
-            values = list(positions)
-            reason = None if all(map(math.isfinite, values)) else 'non-finite'
-            if reason is None and not self._in_order(stamp_ns):
+            # Fast path, the common case: every joint, in this robot's order, in plain
+            # Python (no numpy call). A sum is finite when every term is (the exact
+            # check runs only when it is not).
+            reason = None
+            if not math.isfinite(sum(positions)) and not all(map(math.isfinite, positions)):
+                reason = 'non-finite'
+            elif not self._in_order(stamp_ns):
                 reason = 'out of order'
-            if reason is None:
-                updated = np.array(values, dtype=float)
+            else:
+                updated = list(map(float, positions))
         else:
-            reason = self._check(names, positions, stamp_ns)
-            if reason is None:
-                updated = (self.positions.copy() if self.missing_joints == 'last'
-                           else np.zeros_like(self.positions))
-                for name, value in zip(names, positions):
-                    k = self.index.get(name)
-                    if k is not None:
-                        updated[k] = value
+            reason, updated = self._general(names, positions, stamp_ns)
         if reason is not None:
             self.rejected[reason] += 1
             return reason
-        self.positions = updated
+        self.values = updated
         self.received = True
         self.accepted += 1
         if stamp_ns:
             self.last_stamp_ns = max(self.last_stamp_ns, stamp_ns)
         return None
 
-    def _check(self, names, positions, stamp_ns) -> Optional[str]:
+    def _plan(self, names: Sequence[str]) -> Tuple[np.ndarray, np.ndarray, bool]:
+        """(message indices of known joints, their joint indices, a name repeated) for a
+        list of names; the last one is kept, as publishers repeat the same list."""
+        if names != self._plan_names:
+            known = [(i, self.index[name]) for i, name in enumerate(names)
+                     if name in self.index]
+            self._plan_cache = (np.array([i for i, _ in known], dtype=int),
+                                np.array([k for _, k in known], dtype=int),
+                                len({k for _, k in known}) != len(known))
+            self._plan_names = list(names)
+        return self._plan_cache
+
+    def _general(self, names, positions, stamp_ns) -> Tuple[Optional[str], List[float]]:
+        """(rejection reason or None, new positions) for any other message."""
         if not names:
-            return 'empty'
+            return 'empty', None
         if len(names) != len(positions):
-            return 'length mismatch'
-        known = [(name, value) for name, value in zip(names, positions)
-                 if name in self.index]
-        if not known:
-            return 'no known joint'
-        if len({name for name, _ in known}) != len(known):
-            return 'duplicate joint'
-        if not all(math.isfinite(v) for _, v in known):
-            return 'non-finite'
+            return 'length mismatch', None
+        source, target, repeated = self._plan(names)
+        if not len(source):
+            return 'no known joint', None
+        if repeated:
+            return 'duplicate joint', None
+        values = np.asarray(positions, dtype=float)[source]
+        if not all(map(math.isfinite, values.tolist())):
+            return 'non-finite', None
         if not self._in_order(stamp_ns):
-            return 'out of order'
-        return None
+            return 'out of order', None
+        updated = self.positions if self.missing_joints == 'last' else np.zeros(len(self.values))
+        updated[target] = values
+        return None, updated.tolist()
 
     def _in_order(self, stamp_ns: int) -> bool:
         return self.ignore_timestamp or not stamp_ns or stamp_ns >= self.last_stamp_ns

@@ -56,6 +56,7 @@ from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModel
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
 from .model_services import load_result, model_status, validate
+from .moving_tf import MovingTransforms
 from .parameters import (StartupError, declare_parameters, publish_limits,
                          throttle_interval_ns)
 from .qos import (JOINT_STATES_OVERRIDES, JOINT_STATES_QOS, LATCHED_QOS, TF_OVERRIDES,
@@ -137,7 +138,7 @@ class HrdfStatePublisher(Node):
         if previous is not None:
             joint_input.carry_over(self.input)
         self.robot, self.input = robot, joint_input
-        self._moving_messages = TransformMessages(robot.moving_pairs)
+        self._moving = MovingTransforms(robot) if robot.moving_pairs else None
         self.queries = KinematicsQueries(robot.kinematics, robot.joint_names,
                                          robot.base_frame_id)
         self._stamp = None
@@ -284,10 +285,11 @@ class HrdfStatePublisher(Node):
         self._tf_static_pub.publish(message)
 
     def _publish_moving(self, stamp):
-        if not self.robot.moving_pairs:
-            return
-        transforms = self.robot.kinematics.dof_transforms(self._hebi_positions())
-        self._tf_pub.publish(self._moving_messages.fill(transforms, stamp))
+        """The hot path's end: the moving transforms of the latest joint values
+        (:mod:`.moving_tf`), stamped ``stamp``, published; nothing else."""
+        if self._moving is not None:
+            self._tf_pub.publish(self._moving.fill(self.input.values, stamp.sec,
+                                                   stamp.nanosec))
 
     # -- services ----------------------------------------------------------------------
 
