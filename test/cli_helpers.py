@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -112,6 +113,19 @@ def start(command: str, cwd: Optional[str] = None) -> subprocess.Popen:
     return subprocess.Popen(shlex.split(command), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=ros_env(), cwd=cwd,
                             start_new_session=True)
+
+
+@contextmanager
+def launched(command: str, cwd: str):
+    """A ``ros2 launch`` running in the background until the node is up; closed (SIGINT
+    to its session) on exit."""
+    launch = Background(command, cwd=cwd)
+    try:
+        launch.wait_for(r'robot "[^"]*" from ')
+        wait_for_node()
+        yield launch
+    finally:
+        launch.close()
 
 
 def finish(process: subprocess.Popen, timeout: float = 30.0) -> str:

@@ -2,6 +2,8 @@
 import signal
 import subprocess
 
+import numpy as np
+
 from hrdf_ros.ros.probe import start_node_process, stop_node_process
 
 
@@ -20,3 +22,26 @@ def stop(process, sig=signal.SIGTERM):
     err = process.stderr.read().decode(errors='replace') if process.stderr else ''
     assert code == 0, f'node exit code {code}; stderr:\n{err[-3000:]}'
     return err
+
+
+def node_positions(probe, node='/hrdf_ros_node'):
+    """The node's latest joint positions (HEBI positions) through ~/get_jacobian."""
+    from hrdf_ros_interfaces.srv import GetJacobian
+    response = probe.call(GetJacobian, f'{node}/get_jacobian',
+                          GetJacobian.Request(use_latest_joint_states=True))
+    assert response is not None and response.success, response and response.message
+    return np.array(response.positions)
+
+
+def assert_tf_matches_hebi(probe, names, values, ratios, hebi_model):
+    """Publish URDF joint values, then: the end effector from /tf equals hebi-py's FK
+    at the HEBI positions (values x gear ratio) to 1e-9, and the node reports exactly
+    those positions."""
+    stamp = probe.publish_positions(names, values)
+    assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 10.0)
+    assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 10.0)
+    hebi_positions = np.asarray(values) * ratios
+    np.testing.assert_allclose(probe.lookup('base_link', 'end_effector'),
+                               hebi_model.get_end_effector(hebi_positions),
+                               atol=1e-9, rtol=0)
+    np.testing.assert_allclose(node_positions(probe), hebi_positions, atol=1e-15)

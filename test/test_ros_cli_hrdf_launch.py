@@ -19,7 +19,7 @@ from cli_helpers import (ECHO_DESCRIPTION, HRDF_URDF, KIT, LAUNCH, LAUNCH_BAD, L
                          OTHER_KIT, PACKAGE, PARAM_GET, PARAM_SET, PARAM_SET_BAD, Q, RUN,
                          SERVICES, SHOW_ARGS, VENV, Background, echoed, left, pose_from_tf,
                          require_ros2_cli, robots, run, run_all, service_call,
-                         service_response, wait_for_node)
+                         service_response, wait_for_node, launched)
 
 require_ros2_cli()
 
@@ -31,13 +31,8 @@ def workdir(tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def launch(ros2_daemon, workdir):
-    launch = Background(LAUNCH, cwd=workdir)
-    try:
-        launch.wait_for(r'robot "[^"]*" from ')
-        wait_for_node()
-        yield launch
-    finally:
-        launch.close()
+    with launched(LAUNCH, workdir) as running:
+        yield running
 
 
 def responses(*calls):

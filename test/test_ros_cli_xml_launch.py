@@ -12,8 +12,8 @@ import pytest
 from urdf_parser_py.urdf import URDF
 
 from cli_helpers import (ECHO_DESCRIPTION, KIT, LAUNCH_BAD, LAUNCH_XML, PARAM_GET, Q,
-                         Background, echoed, pose_from_tf, require_ros2_cli, robots, run_all,
-                         wait_for_node)
+                         Background, echoed, launched, pose_from_tf, require_ros2_cli, robots,
+                         run_all)
 
 require_ros2_cli()
 
@@ -25,13 +25,8 @@ def workdir(tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def launch(ros2_daemon, workdir):
-    launch = Background(LAUNCH_XML, cwd=workdir)
-    try:
-        launch.wait_for(r'robot "[^"]*" from ')
-        wait_for_node()
-        yield launch
-    finally:
-        launch.close()
+    with launched(LAUNCH_XML, workdir) as running:
+        yield running
 
 
 def test_parameters_are_typed(launch):

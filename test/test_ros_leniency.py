@@ -19,8 +19,8 @@ from urdf_parser_py.urdf import URDF
 from hrdf_ros import load
 from hrdf_ros.export.frame_tree import build_frame_tree
 
-from ros_helpers import run_node, stop
-from test_ros_robustness import model_status, node_positions
+from ros_helpers import assert_tf_matches_hebi, run_node, stop
+from test_ros_robustness import model_status
 
 NEGATIVE = ('<robot version="1.6.0"><actuator type="X8-9"/>'
             '<joint axis="-rz" gear_ratio="2"/><rigid-body mass="0.4" com_trans="0 0 0.05" '
@@ -43,15 +43,8 @@ def test_negative_axis_tf_equals_hebi_fk(probe, tmp_path, hebi_import):
         axes = {j.name: list(j.axis) for j in URDF.from_xml_string(
             probe.robot_description).joints if j.type != 'fixed'}
         assert axes == {names[0]: [0, 0, 1], names[1]: [0, 0, -1], names[2]: [-1, 0, 0]}
-        values = np.array([0.3, -0.8, 0.05])
-        stamp = probe.publish_positions(names, values)
-        assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 10.0)
-        assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 10.0)
-        hebi_positions = values * ratios
-        np.testing.assert_allclose(probe.lookup('base_link', 'end_effector'),
-                                   hebi_import[1](NEGATIVE).get_end_effector(hebi_positions),
-                                   atol=1e-9, rtol=0)
-        np.testing.assert_allclose(node_positions(probe), hebi_positions, atol=1e-15)
+        assert_tf_matches_hebi(probe, names, np.array([0.3, -0.8, 0.05]), ratios,
+                               hebi_import[1](NEGATIVE))
     finally:
         err = stop(process)
     assert err.count('[negative-axis]') == 2 and 'warning' in err.lower()

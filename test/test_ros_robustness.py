@@ -17,18 +17,10 @@ from hrdf_ros.export.frame_tree import build_frame_tree
 from hrdf_ros.ros.probe import NodeProbe
 
 from conftest import BUNDLED_ARM, KITS_DIR
-from ros_helpers import run_node, stop
+from ros_helpers import assert_tf_matches_hebi, node_positions, run_node, stop
 
 SEVEN_DOF_KIT = os.path.join(KITS_DIR, 'X-Series-Double-Shoulder-7DOF.hrdf')
 NAMES = build_frame_tree(load(BUNDLED_ARM)).dof_names
-
-
-def node_positions(probe, node='/hrdf_ros_node'):
-    from hrdf_ros_interfaces.srv import GetJacobian
-    response = probe.call(GetJacobian, f'{node}/get_jacobian',
-                          GetJacobian.Request(use_latest_joint_states=True))
-    assert response is not None and response.success, response and response.message
-    return np.array(response.positions)
 
 
 def stamp_at(seconds):
@@ -337,15 +329,8 @@ def test_geared_joints_joint_states_are_urdf_values(probe, tmp_path, hebi_import
     process = run_node(str(path), publish_frequency=0.0)
     try:
         assert probe.wait_for_node()
-        values = np.array([0.3, 0.4, -0.7, 0.05])
-        stamp = probe.publish_positions(names, values)
-        assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 10.0)
-        assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 10.0)
-        hebi_positions = values * ratios
-        np.testing.assert_allclose(probe.lookup('base_link', 'end_effector'),
-                                   hebi_import[1](text).get_end_effector(hebi_positions),
-                                   atol=1e-9, rtol=0)
-        np.testing.assert_allclose(node_positions(probe), hebi_positions, atol=1e-15)
+        assert_tf_matches_hebi(probe, names, np.array([0.3, 0.4, -0.7, 0.05]), ratios,
+                               hebi_import[1](text))
     finally:
         stop(process)
 

@@ -14,7 +14,7 @@ and effort; acceleration goes to MoveIt's ``joint_limits.yaml`` only.
 from __future__ import annotations
 
 import math
-from typing import Dict, Mapping, NamedTuple, Optional
+from typing import Dict, Mapping, NamedTuple, Optional, Sequence
 
 import yaml
 
@@ -108,6 +108,21 @@ def joint_limits(limits: Optional[Mapping]) -> Dict[str, JointLimit]:
     """
     return {str(name): as_joint_limit(str(name), value)
             for name, value in (limits or {}).items()}
+
+
+def limits_for_joints(limits: Optional[Mapping],
+                      joint_names: Sequence[str]) -> Dict[str, JointLimit]:
+    """:func:`joint_limits` of a robot whose movable joints are ``joint_names``.
+
+    Raises:
+        ValueError: as :func:`as_joint_limit`, or limits for joints the robot lacks.
+    """
+    normalised = joint_limits(limits)
+    unknown = sorted(set(normalised) - set(joint_names))
+    if unknown:
+        raise ValueError(f'position limits for unknown joints: {", ".join(unknown)} '
+                         f'(joints: {", ".join(joint_names)})')
+    return normalised
 
 
 def read_limits(path: str) -> Dict[str, JointLimit]:

@@ -30,7 +30,7 @@ from ..model import RobotModel
 from .frame_tree import FrameTree, build_frame_tree, joint_origin
 from .inertials import LinkInertial, fill_notes, link_inertials
 from .joints import JointSpec, axis_text, joint_spec
-from .limits import joint_limits
+from .limits import limits_for_joints
 from .meshes import mesh_references
 from .urdf import shapes_of
 from .xml_text import comment, document, num, nums, xyz_rpy
@@ -103,11 +103,7 @@ def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
     """The ``<sdf>`` element of ``model`` (see :func:`to_sdf` for arguments)."""
     if tree is None:
         tree = build_frame_tree(model, joint_names, joint_prefix)
-    limits = joint_limits(position_limits)
-    unknown = sorted(set(limits) - set(tree.dof_names))
-    if unknown:
-        raise ValueError(f'position limits for unknown joints: {", ".join(unknown)} '
-                         f'(joints: {", ".join(tree.dof_names)})')
+    limits = limits_for_joints(position_limits, tree.dof_names)
     inertials = link_inertials(model, tree)
     meshes = mesh_references(model, mesh_dir) if geometry else {}
     sdf = ET.Element('sdf', {'version': SDF_VERSION})

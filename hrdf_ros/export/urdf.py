@@ -45,7 +45,7 @@ from .frame_tree import FrameTree, build_frame_tree, joint_origin
 from .geometry import Shape, element_geometry
 from .inertials import FILL_MASS, FILL_MOMENT, LinkInertial, fill_notes, link_inertials
 from .joints import add_joint_details, add_transmission, joint_spec
-from .limits import DEFAULT_PRISMATIC_LIMIT, joint_limits  # noqa: F401 (re-exported)
+from .limits import limits_for_joints
 from .meshes import mesh_references
 from .xml_text import comment, document, num, nums, xyz_rpy
 
@@ -126,11 +126,7 @@ def to_urdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
     """
     if tree is None:
         tree = build_frame_tree(model, joint_names, joint_prefix)
-    limits = joint_limits(position_limits)
-    unknown = sorted(set(limits) - set(tree.dof_names))
-    if unknown:
-        raise ValueError(f'position limits for unknown joints: {", ".join(unknown)} '
-                         f'(joints: {", ".join(tree.dof_names)})')
+    limits = limits_for_joints(position_limits, tree.dof_names)
     inertials = link_inertials(model, tree, exact_masses)
     meshes = mesh_references(model, mesh_dir) if geometry else {}
     robot = ET.Element('robot', {'name': robot_name})
