@@ -43,7 +43,7 @@ $(ENV_STAMP): $(ENV_INPUTS)
 	bash scripts/setup_env.sh
 	@mkdir -p $(dir $@) && touch $@
 
-test: env
+test: env consumers-env
 	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
 	@# the real-CLI tests start the ros2 daemon of this ROS_DOMAIN_ID and stop it; stop it
 	@# here too, whatever happened
@@ -53,8 +53,8 @@ test: env
 
 # The programs the exported URDF/SDF is tested in (Drake, MuJoCo, PyBullet, Pinocchio
 # from PyPI; check_urdf, PyKDL, `ign sdf` from Debian, needs root): test-only, ~45 s the
-# first time. `make test` runs the consumer tests when they are installed (else skips
-# them); .ci/run installs them and fails if any is skipped.
+# first time. `make test` installs them and runs their tests with the others;
+# `make test-consumers` runs only those. .ci/run fails if any is skipped.
 CONSUMERS_STAMP := $(VENV)/.hrdf-stamps/consumers.stamp
 $(CONSUMERS_STAMP): $(ENV_STAMP) scripts/setup_consumers.sh scripts/requirements-consumers.txt \
                     scripts/constraints-consumers.txt
