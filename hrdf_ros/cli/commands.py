@@ -22,6 +22,8 @@ from .common import (EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError, io_error,
 
 
 def cmd_validate(args) -> int:
+    """``hrdf validate``: a report per file (text or JSON); exit 0 when all are valid,
+    1 when one is invalid, 2 when one cannot be read."""
     worst = EXIT_OK
     for path in args.files:
         report = validate_file(path, strict=args.strict)
@@ -116,6 +118,8 @@ def ros2_control_options(args):
 
 
 def cmd_moveit(args) -> int:
+    """``hrdf moveit``: write the MoveIt 2 config package; the paths on stdout, notes and
+    the next command on stderr."""
     # imported here: only this subcommand needs Jinja2 (and python-fcl)
     from ..export.moveit import moveit_package, write_moveit_package
     model, code = load_or_report(args)

@@ -38,6 +38,7 @@ def io_error(diagnostics) -> bool:
 
 
 def note(text: str) -> None:
+    """One ``hrdf: note: ...`` line on stderr."""
     print(f'hrdf: note: {text}', file=sys.stderr)
 
 
@@ -61,6 +62,12 @@ def robot_name(args) -> str:
 
 
 def parse_positions(text: Optional[str], dof: int) -> np.ndarray:
+    """``--positions`` as a (dof,) array (rad, m for prismatic joints); zeros when not
+    given.
+
+    Raises:
+        UsageError: not numbers, not finite, or not ``dof`` of them.
+    """
     if text is None:
         return np.zeros(dof)
     try:

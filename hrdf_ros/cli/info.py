@@ -65,6 +65,7 @@ def print_tree(chain: list) -> None:
 
 
 def cmd_info(args) -> int:
+    """``hrdf info``: the summary and element tree of one file (text or ``--json``)."""
     model, code = load_or_report(args)
     if model is None:
         return code
