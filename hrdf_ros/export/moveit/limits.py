@@ -61,12 +61,6 @@ class JointLimits:
     source: str
 
 
-def position_limits(overrides: Mapping[str, JointLimit]) -> Dict[str, JointLimit]:
-    """The overrides for the URDF (``to_urdf(position_limits=...)``): all but
-    acceleration, which URDF has no place for."""
-    return {j: o._replace(acceleration=None) for j, o in overrides.items()}
-
-
 def joint_limits(model: RobotModel, tree: FrameTree, urdf: UrdfStructure,
                  overrides: Optional[Mapping[str, JointLimit]] = None
                  ) -> Dict[str, JointLimits]:

@@ -29,7 +29,7 @@ from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, c
 from .collision_shapes import CollisionShapes, collision_shapes
 from .groups import PlanningGroup, planning_groups
 from ..limits import JointLimit, joint_limits as normalise_limits
-from .limits import joint_limits, position_limits
+from .limits import joint_limits
 from .link_poses import LinkPoser
 from .srdf import WORLD_FRAME, srdf_text
 from .states import home_state, zero_state
@@ -154,7 +154,7 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
     tree = tree or build_frame_tree(model, joint_prefix=joint_prefix)
     overrides: Dict[str, JointLimit] = normalise_limits(limits)
     urdf_text = to_urdf(model, robot_name, tree=tree,
-                        position_limits=position_limits(overrides))
+                        position_limits=overrides)
     urdf = parse_urdf(urdf_text)
     joints = [j.name for j in urdf.joints if j.is_movable]
     control.check(joints)
