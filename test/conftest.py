@@ -10,6 +10,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KITS_DIR = os.path.join(REPO, '..', 'shared', 'hrdf', 'kits')
 KITS = sorted(glob.glob(os.path.join(KITS_DIR, '*.hrdf')))
 BUNDLED_ARM = os.path.join(REPO, 'config', 'x_series_arm_6dof.hrdf')
+#: The project's own hexapod (body, left/right leg files, a shared foot via ``..``).
+HEXAPOD_DIR = os.path.join(REPO, 'test', 'data', 'hexapod')
+HEXAPOD = os.path.join(HEXAPOD_DIR, 'hexapod.hrdf')
+#: The 18-DoF hexapod of the benchmarks (one file).
+HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
 
 # As the Makefile: a ROS graph of our own (a domain id in 1..100 unless one was chosen,
 # discovery on this host only), also when pytest runs without make.
@@ -84,3 +89,12 @@ def ros2_daemon():
     assert run('ros2 daemon start').code == 0
     yield
     run('ros2 daemon stop')
+
+
+@pytest.fixture(scope='module')
+def workdir(tmp_path_factory):
+    """A folder with the files the real-CLI tests' commands name (two kits and a bad
+    HRDF, :func:`cli_helpers.robots`), one per test module, so the commands run there
+    exactly as the README writes them."""
+    from cli_helpers import robots
+    return robots(tmp_path_factory.mktemp('robots'))

@@ -25,11 +25,9 @@ import pytest
 from hrdf_ros import HrdfError, load, loads
 from hrdf_ros.export.frame_tree import build_frame_tree
 
-from conftest import BUNDLED_ARM, KITS, REPO, hebi_frames, kit_id
+from conftest import BUNDLED_ARM, hebi_frames, HEXAPOD, HEXAPOD_18, kit_id, KITS, REPO
 
 REAL_DIR = os.path.join(REPO, '..', 'shared', 'hrdf', 'real')
-HEXAPOD = os.path.join(REPO, 'test', 'data', 'hexapod', 'hexapod.hrdf')
-HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
 GEARED_TREE = ('<robot version="1.5.0" rot="Rx(0.3)*Rz(-0.2)" trans="0.1 -0.2 0.3">'
                '<rigid-body mass="1.5" com_trans="0.01 0.02 0.03" com_rot="Ry(0.4)">'
                '<output trans="0.2 0 0"><actuator type="X5-1" tag="yaw"/><joint axis="ty"/>'

@@ -8,10 +8,8 @@ import os
 from hrdf_ros import HrdfError, load
 from hrdf_ros.export.moveit import moveit_package, ros_name
 
-from conftest import BUNDLED_ARM, KITS, REPO
+from conftest import BUNDLED_ARM, HEXAPOD, HEXAPOD_18, KITS, REPO
 
-HEXAPOD = os.path.join(REPO, 'test', 'data', 'hexapod', 'hexapod.hrdf')
-HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
 REAL_DIR = os.path.join(REPO, '..', 'shared', 'hrdf', 'real')
 
 

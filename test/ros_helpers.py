@@ -13,6 +13,17 @@ def run_node(hrdf_file, namespace='', **parameters):
                               namespace=namespace)
 
 
+def robot_from_text(tmp_path, text, file_name='robot.hrdf'):
+    """Write HRDF text to a file; (path, model, URDF joint names, gear ratio per joint)."""
+    from hrdf_ros import load
+    from hrdf_ros.export.frame_tree import build_frame_tree
+    path = tmp_path / file_name
+    path.write_text(text)
+    model = load(str(path))
+    ratios = np.array([model.elements[e].gear_ratio for e in model.dof_elements])
+    return str(path), model, build_frame_tree(model).dof_names, ratios
+
+
 def stop(process, sig=signal.SIGTERM):
     """Stop the node with ``sig``; assert a clean exit (code 0); return its stderr."""
     try:

@@ -10,7 +10,7 @@ import pytest
 from hrdf_ros import Kinematics, load
 from hrdf_ros.cli import main
 
-from conftest import BUNDLED_ARM, KITS, REPO
+from conftest import BUNDLED_ARM, HEXAPOD, KITS
 
 
 def run(capsys, *args):
@@ -79,7 +79,6 @@ def test_console_script_runs_as_a_process():
     assert result.returncode == 0 and '6 DoF' in result.stdout
 
 
-HEXAPOD = os.path.join(REPO, 'test', 'data', 'hexapod', 'hexapod.hrdf')
 
 
 def test_validate_exit_codes_warnings_and_worst_of_several(capsys, tmp_path):

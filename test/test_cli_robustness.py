@@ -14,10 +14,9 @@ import pytest
 
 from hrdf_ros.cli import main
 
-from conftest import BUNDLED_ARM, REPO
+from conftest import BUNDLED_ARM, HEXAPOD, REPO
 
 INVALID = sorted(glob.glob(os.path.join(REPO, 'test', 'invalid', '*.hrdf')))
-HEXAPOD = os.path.join(REPO, 'test', 'data', 'hexapod', 'hexapod.hrdf')
 DIAGNOSTIC = re.compile(r'^.+:\d+:\d+: (error|warning): .+$')
 
 

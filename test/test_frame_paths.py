@@ -1,5 +1,4 @@
 """One-frame fast path (serial chains), tree output order and lookup by tag, vs hebi-py."""
-import os
 
 import numpy as np
 import pytest
@@ -7,7 +6,8 @@ import pytest
 from hrdf_ros import Kinematics, load, loads
 from hrdf_ros.kinematics.batch import MAX_CHUNK as CHUNK
 
-from conftest import BUNDLED_ARM, HEBI_FRAME_TYPES, KITS, kit_id
+from conftest import HEBI_FRAME_TYPES, KITS, kit_id
+from conftest import HEXAPOD_18 as HEXAPOD
 
 # A small tree: a rigid body with two outputs, each carrying a chain; tags on every element.
 TREE = ('<robot version="1.4.0" rot="Rx(0.3)" trans="0.1 0 0.2">'
@@ -132,8 +132,6 @@ def test_frame_index_errors():
     assert np.isfinite(kin.end_effector(np.full(kin.dof_count, 1e200))).all()
 
 
-HEXAPOD = os.path.join(os.path.dirname(BUNDLED_ARM), '..', 'benchmarks', 'data',
-                       'hexapod_18dof.hrdf')
 
 
 def test_tree_with_six_end_effectors(hebi_import):

@@ -5,7 +5,6 @@ and every frame at once give the same frames and Jacobians, on a chain, a tree, 
 and prismatic joints and a robot without joints; Jacobians equal central differences;
 the workspace is per thread; the node's quaternion kinematics equal dof_transforms.
 """
-import os
 import threading
 
 import numpy as np
@@ -17,9 +16,9 @@ from hrdf_ros.kinematics.joint_poses import JointPoses
 from hrdf_ros.kinematics.rotations import quaternion_to_rotation
 from hrdf_ros.kinematics.structure import FRAME_TYPES
 
-from conftest import BUNDLED_ARM, HEBI_FRAME_TYPES, REPO
+from conftest import BUNDLED_ARM, HEBI_FRAME_TYPES
+from conftest import HEXAPOD_18 as HEXAPOD
 
-HEXAPOD = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
 GEARED = ('<robot version="1.5.0"><joint axis="tx" gear_ratio="3"/>'
           '<joint axis="ry" gear_ratio="-2"/><actuator type="X5-1"/><joint axis="tz"/>'
           '<rigid-body mass="1" output_trans="0.1 0.2 0.3"/><end-effector/></robot>')

@@ -17,9 +17,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hrdf_ros import HrdfError, Kinematics, loads
 from hrdf_ros.hrdf.versions import ATTRIBUTES
 
-from conftest import KITS, REPO
+from conftest import HEXAPOD_DIR, KITS
 
-HEXAPOD_DIR = os.path.join(REPO, 'test', 'data', 'hexapod')
 SEEDS = [(open(p, encoding='utf-8').read(), None) for p in KITS]
 SEEDS += [(open(os.path.join(HEXAPOD_DIR, name), encoding='utf-8').read(),
            os.path.dirname(os.path.join(HEXAPOD_DIR, name)))

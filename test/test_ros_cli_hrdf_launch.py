@@ -18,15 +18,10 @@ from hrdf_ros.kinematics.rotations import quaternion_to_rotation
 from cli_helpers import (ECHO_DESCRIPTION, HRDF_URDF, KIT, LAUNCH, LAUNCH_BAD, LAUNCH_LEFT,
                          OTHER_KIT, PACKAGE, PARAM_GET, PARAM_SET, PARAM_SET_BAD, Q, RUN,
                          SERVICES, SHOW_ARGS, VENV, Background, echoed, left, pose_from_tf,
-                         require_ros2_cli, robots, run, run_all, service_call,
+                         require_ros2_cli, run, run_all, service_call,
                          service_response, wait_for_node, launched)
 
 require_ros2_cli()
-
-
-@pytest.fixture(scope='module')
-def workdir(tmp_path_factory):
-    return robots(tmp_path_factory.mktemp('robots'))
 
 
 @pytest.fixture(scope='module')

@@ -12,15 +12,9 @@ import pytest
 from urdf_parser_py.urdf import URDF
 
 from cli_helpers import (ECHO_DESCRIPTION, KIT, LAUNCH_BAD, LAUNCH_XML, PARAM_GET, Q,
-                         Background, echoed, launched, pose_from_tf, require_ros2_cli, robots,
-                         run_all)
+                         Background, echoed, launched, pose_from_tf, require_ros2_cli, run_all)
 
 require_ros2_cli()
-
-
-@pytest.fixture(scope='module')
-def workdir(tmp_path_factory):
-    return robots(tmp_path_factory.mktemp('robots'))
 
 
 @pytest.fixture(scope='module')

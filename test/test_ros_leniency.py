@@ -16,10 +16,8 @@ import sys
 import numpy as np
 from urdf_parser_py.urdf import URDF
 
-from hrdf_ros import load
-from hrdf_ros.export.frame_tree import build_frame_tree
 
-from ros_helpers import assert_tf_matches_hebi, run_node, stop
+from ros_helpers import assert_tf_matches_hebi, robot_from_text, run_node, stop
 from test_ros_robustness import model_status
 
 NEGATIVE = ('<robot version="1.6.0"><actuator type="X8-9"/>'
@@ -32,12 +30,8 @@ ZERO_DOF = ('<robot version="1.6.0"><rigid-body mass="2" com_trans="0 0 0.1" '
 
 
 def test_negative_axis_tf_equals_hebi_fk(probe, tmp_path, hebi_import):
-    path = tmp_path / 'negative.hrdf'
-    path.write_text(NEGATIVE)
-    model = load(str(path))
-    names = build_frame_tree(model).dof_names
-    ratios = np.array([model.elements[e].gear_ratio for e in model.dof_elements])
-    process = run_node(str(path), publish_frequency=0.0)
+    path, _, names, ratios = robot_from_text(tmp_path, NEGATIVE, 'negative.hrdf')
+    process = run_node(path, publish_frequency=0.0)
     try:
         assert probe.wait_for_node()
         axes = {j.name: list(j.axis) for j in URDF.from_xml_string(

@@ -16,8 +16,9 @@ from hrdf_ros import Kinematics, load
 from hrdf_ros.export.frame_tree import build_frame_tree
 from hrdf_ros.ros.probe import NodeProbe
 
-from conftest import BUNDLED_ARM, KITS_DIR
-from ros_helpers import assert_tf_matches_hebi, node_positions, run_node, stop
+from conftest import BUNDLED_ARM, HEXAPOD, HEXAPOD_DIR, KITS_DIR
+from ros_helpers import (assert_tf_matches_hebi, node_positions, robot_from_text, run_node,
+                         stop)
 
 SEVEN_DOF_KIT = os.path.join(KITS_DIR, 'X-Series-Double-Shoulder-7DOF.hrdf')
 NAMES = build_frame_tree(load(BUNDLED_ARM)).dof_names
@@ -274,13 +275,12 @@ def test_two_prefixed_robots_side_by_side(ros):
         stop(right)
 
 
-HEXAPOD_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'hexapod')
 
 
 def test_validate_service_and_text_with_includes(probe):
     from hrdf_ros_interfaces.msg import HrdfDiagnostic
     from hrdf_ros_interfaces.srv import LoadHrdf, ValidateHrdf
-    hexapod = os.path.join(HEXAPOD_DIR, 'hexapod.hrdf')
+    hexapod = HEXAPOD
     with open(hexapod) as handle:
         text = handle.read()
     process = run_node(BUNDLED_ARM, publish_frequency=0.0)
@@ -321,12 +321,8 @@ def test_geared_joints_joint_states_are_urdf_values(probe, tmp_path, hebi_import
     text = ('<robot version="1.5.0"><actuator type="X8-9"/><joint axis="ry" gear_ratio="-2"/>'
             '<actuator type="X5-1"/><joint axis="tz" gear_ratio="4"/>'
             '<rigid-body mass="0.3" output_trans="0.1 0 0.2"/><end-effector/></robot>')
-    path = tmp_path / 'geared.hrdf'
-    path.write_text(text)
-    model = load(str(path))
-    names = build_frame_tree(model).dof_names
-    ratios = np.array([model.elements[e].gear_ratio for e in model.dof_elements])
-    process = run_node(str(path), publish_frequency=0.0)
+    path, _, names, ratios = robot_from_text(tmp_path, text, 'geared.hrdf')
+    process = run_node(path, publish_frequency=0.0)
     try:
         assert probe.wait_for_node()
         assert_tf_matches_hebi(probe, names, np.array([0.3, 0.4, -0.7, 0.05]), ratios,

@@ -17,11 +17,9 @@ from hrdf_ros.hrdf import includes as hrdf_includes
 from hrdf_ros.hrdf import reader as hrdf_reader
 from hrdf_ros.hrdf.validation import validate_file, validate_text
 
-from conftest import REPO
+from conftest import HEXAPOD, HEXAPOD_DIR
 from test_hebi_differential import assert_same_model
 
-HEXAPOD_DIR = os.path.join(REPO, 'test', 'data', 'hexapod')
-HEXAPOD = os.path.join(HEXAPOD_DIR, 'hexapod.hrdf')
 
 
 def write(directory, name, text):

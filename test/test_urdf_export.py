@@ -12,11 +12,10 @@ from hrdf_ros import Kinematics, load, loads, to_urdf
 from hrdf_ros.export.frame_tree import build_frame_tree
 from hrdf_ros.export.urdf import to_xacro
 
-from conftest import BUNDLED_ARM
+from conftest import BUNDLED_ARM, HEXAPOD
 from test_urdf import urdf_pose
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEXAPOD = os.path.join(REPO, 'test', 'data', 'hexapod', 'hexapod.hrdf')
 GEARED = ('<robot version="1.5.0"><actuator type="X8-9" tag="base_yaw"/>'
           '<joint axis="ry" gear_ratio="-2" tag="tilt"/><actuator type="X5-1"/>'
           '<joint axis="tz" gear_ratio="4"/><rigid-body mass="0.3" com_trans="0 0 0.05" '

@@ -17,12 +17,10 @@ from hrdf_ros import Kinematics, load, loads, to_urdf
 from hrdf_ros.export.frame_tree import build_frame_tree
 from hrdf_ros.export.inertials import FILL_MASS
 
-from conftest import BUNDLED_ARM, KITS, REPO, hebi_frames, kit_id
+from conftest import BUNDLED_ARM, hebi_frames, HEXAPOD, HEXAPOD_18, kit_id, KITS, REPO
 
 yourdfpy = pytest.importorskip('yourdfpy')
 
-HEXAPOD = os.path.join(REPO, 'test', 'data', 'hexapod', 'hexapod.hrdf')
-HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
 # A tree with HRDF joints (prismatic, geared, negative gear ratio), a base frame and two
 # end effectors: what the kits do not exercise.
 GEARED_TREE = ('<robot version="1.5.0" rot="Rx(0.3)*Rz(-0.2)" trans="0.1 -0.2 0.3">'

@@ -8,9 +8,8 @@ from hrdf_ros.hrdf.diagnostics import Diagnostic
 from hrdf_ros.model import RobotModel
 from hrdf_ros.hrdf.validation import ValidationReport, validate_file, validate_text
 
-from conftest import BUNDLED_ARM, KITS, REPO, kit_id
+from conftest import BUNDLED_ARM, HEXAPOD, kit_id, KITS, REPO
 
-HEXAPOD = os.path.join(REPO, 'test', 'data', 'hexapod', 'hexapod.hrdf')
 ENTRY_KEYS = {'severity', 'file', 'line', 'column', 'element', 'attribute', 'message', 'code'}
 
 
