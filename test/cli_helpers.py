@@ -75,6 +75,10 @@ def _default_sigint():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _ignored_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class Result:
     """Exit code and combined stdout/stderr of a finished command."""
 
@@ -170,15 +174,18 @@ class Background:
         command: the command line.
         cwd: working directory (relative ``hrdf_file`` values resolve against it).
         prefixes: ament prefixes put before the venv (see :func:`ros_env`).
+        sigint_ignored: start it with SIGINT ignored, as a background job of a
+            non-interactive shell starts (default: SIGINT at its default action).
     """
 
-    def __init__(self, command: str, cwd: Optional[str] = None, prefixes=()):
+    def __init__(self, command: str, cwd: Optional[str] = None, prefixes=(),
+                 sigint_ignored: bool = False):
         self.command = command
         self._log = tempfile.TemporaryFile(mode='w+')
         self.process = subprocess.Popen(
             shlex.split(self.command), stdout=self._log, stderr=subprocess.STDOUT,
             env=ros_env(prefixes), cwd=cwd, start_new_session=True,
-            preexec_fn=_default_sigint)
+            preexec_fn=_ignored_sigint if sigint_ignored else _default_sigint)
         self.code: Optional[int] = None
         self._seen = {self.process.pid}
 
