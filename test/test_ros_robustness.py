@@ -374,3 +374,23 @@ def test_time_going_backwards_and_qos_overrides(probe):
         probe.destroy_publisher(clock)
         err = stop(process)
     assert 'Moved backwards in time' in err
+
+
+def test_second_signal_during_shutdown_still_exits_0(ros):
+    """Defect: a second SIGINT while the node shut down (``ros2 launch`` sends one after a
+    Ctrl-C that already reached the node) met Python's restored handlers: exit code -2 or
+    a KeyboardInterrupt traceback instead of 0. Sent 0 to 200 ms after the first."""
+    import time
+    for delay in (0.0, 0.05, 0.1, 0.2):
+        process = run_node(BUNDLED_ARM)
+        try:
+            started = b''
+            while b'robot "' not in started and process.poll() is None:
+                started += process.stderr.readline()
+            process.send_signal(signal.SIGINT)
+            time.sleep(delay)
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        finally:
+            err = stop(process, signal.SIGINT)
+        assert 'Traceback' not in err and 'KeyboardInterrupt' not in err, err

@@ -325,10 +325,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     Signals are handled here rather than by rclpy: its handler shuts the context down
     under a running executor, which races (an RCLError, or a wait that never wakes).
     Here a signal only sets a flag; the spin loop polls it every 0.1 s and then shuts
-    down in order. Once a stop was asked for, the flag handler stays installed until the
-    process exits: ``ros2 launch`` sends its own SIGINT right after a Ctrl-C reached the
-    whole group, and Python's default handler would turn it into a KeyboardInterrupt
-    traceback (exit code 1) in the middle of the shutdown.
+    down in order. Once a stop was asked for, further SIGINT/SIGTERM are ignored until
+    the process exits: ``ros2 launch`` may send its own SIGINT right after one reached the
+    whole group, and Python's handlers (restored at interpreter exit to the default
+    action) would end a clean shutdown with a traceback or exit code -2.
     """
     argv = sys.argv if argv is None else argv
     stop = threading.Event()
@@ -355,9 +355,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
-        if not stop.is_set():
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        for sig, handler in previous.items():
+            signal.signal(sig, signal.SIG_IGN if stop.is_set() else handler)
     return code
 
 
