@@ -18,6 +18,7 @@ starts the daemon once and stops it at its end (it is per ROS_DOMAIN_ID).
 """
 from __future__ import annotations
 
+import ast
 import atexit
 import os
 import re
@@ -286,28 +287,26 @@ def chain(tree: Dict[str, Tuple[str, np.ndarray]], root: str, tip: str) -> np.nd
     return pose
 
 
-class _Names(dict):
-    def __missing__(self, name):
-        return _Call()
-
-
-class _Call:
-    """Stands for every name in a printed message: calling it returns its fields."""
-
-    def __getattr__(self, name):
-        return self
-
-    def __call__(self, *args, **fields):
-        return fields if fields or not args else list(args[-1])
+def _message_value(node):
+    """A printed message's value from its syntax tree: a call with fields (a message)
+    becomes a dict of them, a call with positional arguments (``array('d', [...])``) the
+    list of its last one, a list or tuple a list, a literal its value."""
+    if isinstance(node, ast.Call):
+        if node.keywords or not node.args:
+            return {k.arg: _message_value(k.value) for k in node.keywords}
+        return list(_message_value(node.args[-1]))
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_message_value(e) for e in node.elts]
+    return ast.literal_eval(node)
 
 
 def service_response(output: str) -> dict:
     """The response printed by ``ros2 service call`` (``response:`` then the message's
     repr, e.g. ``pkg.srv.X_Response(success=True, poses=[geometry_msgs.msg....])``) as
-    nested dicts; evaluated without builtins, every name standing for a field recorder."""
+    nested dicts, read from its syntax tree (nothing is evaluated)."""
     assert 'response:' in output, output
     text = output.split('response:', 1)[1].strip()
-    return eval(text, {'__builtins__': {}}, _Names())  # noqa: S307 (test output only)
+    return _message_value(ast.parse(text, mode='eval').body)
 
 
 def wait_until(predicate, timeout: float = 20.0, interval: float = 0.2) -> bool:
