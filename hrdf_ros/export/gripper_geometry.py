@@ -9,9 +9,13 @@ link frame (m), which is the frame of HEBI's link of the same part in
 :func:`gripper_part_shapes` is the one place the exporters ask; it draws primitives:
 boxes around each part's mesh in HEBI's description (bounding boxes of the STL files,
 placed by HEBI's visual origins, rounded to 0.1 mm), HEBI's own cylinders for the base
-disc and the jaw pins. Collision shapes, as HEBI's model gives them collision geometry:
-the fingers, the jaws and the mechanism (HEBI: the pinion mesh; here the hub's box, which
-holds the pinion), plus the base disc. The linkages and pins are drawn only.
+disc and the jaw pins. Collision shapes: the base disc, the fingers and the jaws (HEBI
+gives its finger and jaw meshes collision geometry, and its pinion, which hrdf_ros leaves
+out). The hub, pinion, linkages and pins are drawn only: their boxes overlap the fingers
+at rest, which a simulator that checks a robot's own links against each other (Drake,
+MuJoCo) would take for contact and jam the gripper; the three kept never touch one
+another over the gripper's range, except each finger and the base disc it is jointed to,
+a pair simulators and MoveIt leave out.
 
 Meshes plug in here: a mesh source that places HEBI's part meshes returns, for a part,
 ``Shape('mesh', (0.001,), pose, uri)`` with ``pose`` = HEBI's visual origin of that part
@@ -44,7 +48,7 @@ def _box(size, centre) -> Shape:
 #: box of HEBI's mesh in the link frame; cylinders: HEBI's visual cylinders.
 _PRIMITIVES: Dict[str, Tuple[Shape, bool]] = {
     'base': (Shape('cylinder', (0.0225, 0.0075), _pose((0.0, 0.0, 0.00375))), True),
-    'hub': (_box((0.045, 0.0431, 0.028), (0.0, 0.0002, 0.014)), True),       # PM-2357-02
+    'hub': (_box((0.045, 0.0431, 0.028), (0.0, 0.0002, 0.014)), False),      # PM-2357-02
     'pinion': (_box((0.029, 0.016, 0.012), (0.0, 0.0, 0.0098)), False),     # PM-2291-01
     'finger': (_box((0.012, 0.0355, 0.0099), (0.0, 0.0122, 0.0004)), True),  # PM-2221-01
     'outer_linkage': (_box((0.023, 0.033, 0.026), (0.0, 0.0125, 0.009)), False),  # PM-2358-02
