@@ -28,8 +28,9 @@ pytestmark = pytest.mark.consumers
 #: One kit per gripper type (X5Parallel, R8Parallel).
 KITS = [c for c in CASES if c.id in ('A-2085-06G', 'A-2240-06G')]
 GRIPPER = 0.5           # rad, the finger joint
-#: Drake and MuJoCo enforce the coupling as a (stiff) constraint in simulation, rad.
-CONSTRAINT_TOL = 2e-3
+#: Drake and MuJoCo enforce the coupling as a (stiff) constraint in simulation, rad
+#: (measured: Drake 3.4e-8, MuJoCo 3.3e-6).
+CONSTRAINT_TOL = 1e-4
 
 
 def kit_ids():
@@ -48,6 +49,15 @@ def setup(case, tmp_path, **options):
 
 def expected_mimic(gripper, value=GRIPPER):
     return mimic_values(gripper, value)
+
+
+def report(who, gripper, positions):
+    """Assert every mimic joint follows the finger joint (CONSTRAINT_TOL) and print the
+    largest deviation."""
+    finger = positions[gripper.joint]
+    worst = max(abs(positions[n] - v) for n, v in expected_mimic(gripper, finger).items())
+    print(f'{who}: finger {finger:.3f} rad, mimic joints within {worst:.2g} rad')
+    assert worst < CONSTRAINT_TOL
 
 
 def part_in_base(gripper, name, value):
@@ -148,8 +158,7 @@ def test_drake_urdf_mimic_is_a_coupler_constraint(case, tmp_path):
     assert constraints == len(gripper.mimic_joints)
     finger = positions[gripper.joint]
     assert finger > 0.05          # the torque closed the gripper part way
-    for name, value in expected_mimic(gripper, finger).items():
-        assert positions[name] == pytest.approx(value, abs=CONSTRAINT_TOL), name
+    report('Drake URDF', gripper, positions)
 
 
 @kit_ids()
@@ -160,8 +169,7 @@ def test_drake_sdformat_reads_drake_mimic(case, tmp_path):
     positions, constraints = _drake_follow(str(path), gripper, sdf=True)
     assert constraints == len(gripper.mimic_joints)
     assert positions[gripper.joint] > 0.05
-    for name, value in expected_mimic(gripper, positions[gripper.joint]).items():
-        assert positions[name] == pytest.approx(value, abs=CONSTRAINT_TOL), name
+    report('Drake SDFormat', gripper, positions)
 
 
 # -- MuJoCo ------------------------------------------------------------------------------------
@@ -191,8 +199,7 @@ def test_mujoco_turns_urdf_mimic_into_joint_equality_constraints(case, tmp_path)
     positions = {n: float(data.qpos[compiled.jnt_qposadr[joint(n)]])
                  for n in gripper.moving_joints}
     assert positions[gripper.joint] > 0.05
-    for name, value in expected_mimic(gripper, positions[gripper.joint]).items():
-        assert positions[name] == pytest.approx(value, abs=CONSTRAINT_TOL), name
+    report('MuJoCo', gripper, positions)
 
 
 # -- PyBullet ----------------------------------------------------------------------------------
