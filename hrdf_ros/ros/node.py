@@ -160,8 +160,9 @@ class HrdfStatePublisher(Node):
             self._publish_moving(self.get_clock().now().to_msg())
         model = robot.model
         self.get_logger().info(
-            f'robot "{robot.name}" from {robot.source}: {model.dof_count} DoF, joint_states '
-            f'[{", ".join(robot.input_joint_names)}], {len(model.elements)} elements, '
+            f'robot "{robot.name}" from {robot.source}: {model.dof_count} DoF [' + ', '.join(
+                robot.joint_names + [f'{g} (gripper)' for g in robot.gripper_joint_names])
+            + f'], {len(model.elements)} elements, '
             f'{len(robot.tree.links)} links, frames: '
             + ', '.join(f'{model.frame_count(t)} {t}'
                         for t in ('input', 'output', 'com', 'end_effector'))
