@@ -11,6 +11,10 @@ folders just give fewer robots.
 Reference: hebi-py (``hebi.robot_model.import_from_hrdf``): the input frame of every
 element (its URDF link) and every end-effector frame (the ``end_effector`` links) at
 random joint positions. URDF joint values are HEBI positions divided by the gear ratio.
+A parallel gripper's links (the G kits) are at hebi-py's gripper input frame times
+hrdf_ros.kinematics.gripper's part poses (checked against HEBI's own URDF of the kits in
+test_gripper.py) for a random gripper position; its mimic joints take
+multiplier * position + offset, as robot_state_publisher computes them.
 """
 import glob
 import os
@@ -24,6 +28,7 @@ import pytest
 
 from hrdf_ros import HrdfError, load, loads
 from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.kinematics import gripper as mechanism
 
 from conftest import BUNDLED_ARM, hebi_frames, HEXAPOD, HEXAPOD_18, kit_id, KITS, REPO
 
@@ -104,8 +109,10 @@ class Reference:
         model, tree: hrdf_ros's model and frame tree.
         positions: (N, dof) HEBI joint positions.
         urdf_values: (N, dof) URDF joint values (positions / gear ratio).
-        poses: {link: (N, 4, 4)} element input frames and end-effector frames.
+        poses: {link: (N, 4, 4)} element input frames, end-effector frames and the
+            links of parallel grippers.
         masses: (n_com,) hebi-py's masses, kg.
+        gripper_values: (N, grippers) finger joint positions, rad.
     """
 
     model: object
@@ -115,10 +122,30 @@ class Reference:
     poses: dict
     masses: np.ndarray
     hebi: object
+    gripper_values: np.ndarray = None
 
-    def values_by_joint(self, k):
-        """{URDF joint name: value} of configuration k."""
-        return dict(zip(self.tree.dof_names, self.urdf_values[k]))
+    def values_by_joint(self, k, gripper=None, mimic=True):
+        """{URDF joint name: value} of configuration k: the HRDF's joints, each gripper's
+        finger joint (at ``gripper`` when given) and, with ``mimic``, its mimic joints."""
+        values = dict(zip(self.tree.dof_names, self.urdf_values[k]))
+        for i, tree in enumerate(self.tree.grippers):
+            value = self.gripper_values[k, i] if gripper is None else gripper
+            values[tree.joint] = value
+            if mimic:
+                values.update(mimic_values(tree, value))
+        return values
+
+    @property
+    def moving_joints(self):
+        """Every moving URDF joint: the HRDF's, then each gripper's finger and mimic
+        joints."""
+        return self.tree.dof_names + [j for g in self.tree.grippers for j in g.moving_joints]
+
+    @property
+    def actuated_joints(self):
+        """Joints with a transmission: the HRDF's and each gripper's finger joint."""
+        return self.tree.dof_names + self.tree.gripper_joint_names
+
 
     def hebi_gravity_torques(self, k, gravity):
         """hebi-py's gravity compensation efforts at configuration k as URDF joint
@@ -130,6 +157,12 @@ class Reference:
         scale = np.array([e.gear_ratio * e.axis_sign for e in elements])
         return self.hebi.get_grav_comp_efforts(self.positions[k], gravity) * scale
 
+
+def mimic_values(gripper, value):
+    """{mimic joint: multiplier * value + offset} of one gripper (robot_state_publisher's
+    rule)."""
+    return {spec.name: spec.mimic[1] * value + spec.mimic[2]
+            for spec in gripper.joint_specs() if spec.mimic is not None}
 
 def reference(case: Case, seed: int = 7) -> Reference:
     model = case.model()
@@ -145,7 +178,14 @@ def reference(case: Case, seed: int = 7) -> Reference:
     if tree.end_effector_links:
         tips = hebi_frames(hebi, 'end_effector', q)
         poses.update({link: tips[:, i] for i, link in enumerate(tree.end_effector_links)})
-    return Reference(model, tree, q, q / ratios, poses, np.asarray(hebi.masses, float), hebi)
+    grippers = rng.uniform(mechanism.GRIPPER_LOWER, mechanism.GRIPPER_UPPER,
+                           (CONFIGURATIONS, len(tree.grippers)))
+    for i, gripper in enumerate(tree.grippers):
+        parts = mechanism.part_poses(grippers[:, i])
+        for k, part in enumerate(mechanism.PART_NAMES):
+            poses[gripper.links[part]] = inputs[:, gripper.element] @ parts[:, k]
+    return Reference(model, tree, q, q / ratios, poses, np.asarray(hebi.masses, float), hebi,
+                     grippers)
 
 
 #: Largest pose error per consumer seen in this session (printed at the end of the run).

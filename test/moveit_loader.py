@@ -47,6 +47,7 @@ def load(robot, package):
                 result['srdf'] = parameters['robot_description_semantic']
                 result['kinematics'] = parameters['robot_description_kinematics']
                 result['planning'] = parameters['robot_description_planning']
+                result['controllers'] = parameters.get('moveit_simple_controller_manager')
                 for name in sorted(n for n in dir(launches) if n.startswith('generate_')
                                    and n.endswith('_launch')):
                     try:

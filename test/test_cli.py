@@ -10,7 +10,7 @@ import pytest
 from hrdf_ros import Kinematics, load
 from hrdf_ros.cli import main
 
-from conftest import BUNDLED_ARM, HEXAPOD, KITS
+from conftest import BUNDLED_ARM, HEXAPOD, KITS, KITS_DIR
 
 
 def run(capsys, *args):
@@ -154,3 +154,19 @@ def test_info_text_shows_the_branches(capsys):
     headers = [line for line in out.splitlines() if line.strip().startswith('output ')]
     assert headers == [f'    output {k}:' for k in range(1, 7)]
     assert '      [1] actuator X8-9 [J1]' in out
+
+
+def test_no_gripper_joints_option(capsys, tmp_path):
+    kit = os.path.join(KITS_DIR, 'A-2085-06G.hrdf')
+    for command in ('urdf', 'sdf'):
+        assert main([command, kit]) == 0
+        with_joints = capsys.readouterr().out
+        assert main([command, kit, '--no-gripper-joints']) == 0
+        rigid = capsys.readouterr().out
+        assert 'gripper_joint' in with_joints and 'mimic' in with_joints
+        assert 'gripper_joint' not in rigid and 'mimic' not in rigid
+    out = tmp_path / 'pkg'
+    assert main(['moveit', kit, '-o', str(out), '--collision-samples', '0',
+                 '--no-gripper-joints']) == 0
+    capsys.readouterr()
+    assert 'gripper' not in (out / 'config' / 'A-2085-06G.srdf').read_text()

@@ -45,7 +45,10 @@ def urdf_masses(path):
 
 def expected_effort(ref, name):
     """Effort limit the URDF states for a degree of freedom (inf without <limit>)."""
+    from hrdf_ros.export.gripper import GRIPPER_EFFORT
     from hrdf_ros.export.joints import joint_spec
+    if name in ref.tree.gripper_joint_names:
+        return GRIPPER_EFFORT
     element = ref.model.elements[ref.model.dof_elements[ref.tree.dof_names.index(name)]]
     spec = joint_spec(element)
     return math.inf if spec.limit_attributes() is None else float(
@@ -78,13 +81,19 @@ def test_real_files_that_do_not_load_are_listed():
 def test_drake(case, tmp_path, caplog):
     pytest.importorskip('pydrake', reason='drake not installed (make test-consumers)')
     from pydrake.multibody.parsing import Parser
-    from pydrake.multibody.plant import AddMultibodyPlantSceneGraph
+    from pydrake.multibody.plant import AddMultibodyPlant, MultibodyPlantConfig
+    from pydrake.systems.analysis import Simulator
     from pydrake.systems.framework import DiagramBuilder
     ref = reference(case)
     # Drake opens visual meshes: web meshes need hrdf urdf --mesh-dir (seeded copies)
     path = write_urdf(ref, tmp_path, local_meshes=True)
     builder = DiagramBuilder()
-    plant, _ = AddMultibodyPlantSceneGraph(builder, 0.0)
+    # a gripper's <mimic> joints become coupler constraints, which only a discrete plant
+    # with the SAP solver simulates (a continuous one refuses constraints)
+    mimic = len(ref.moving_joints) - len(ref.actuated_joints)
+    plant, _ = AddMultibodyPlant(MultibodyPlantConfig(
+        time_step=0.001 if mimic else 0.0,
+        discrete_contact_approximation='sap' if mimic else ''), builder)
     with caplog.at_level('WARNING', logger='drake'):
         Parser(plant).AddModels(path)
     # the only warning: Drake ignores mechanicalReduction (HRDF gear ratios) for dynamics
@@ -95,10 +104,12 @@ def test_drake(case, tmp_path, caplog):
     plant.WeldFrames(plant.world_frame(), plant.GetFrameByName('base_link'))
     plant.Finalize()
     diagram = builder.Build()
-    context = plant.GetMyMutableContextFromRoot(diagram.CreateDefaultContext())
+    root_context = diagram.CreateDefaultContext()
+    context = plant.GetMyMutableContextFromRoot(root_context)
 
-    dof = ref.model.dof_count
-    assert plant.num_positions() == dof and plant.num_actuators() == dof
+    dof = len(ref.moving_joints)
+    assert plant.num_positions() == dof and plant.num_actuators() == len(ref.actuated_joints)
+    assert plant.num_constraints() == mimic
     for index in plant.GetJointActuatorIndices():
         actuator = plant.get_joint_actuator(index)
         assert actuator.effort_limit() == expected_effort(ref, actuator.joint().name())
@@ -106,13 +117,13 @@ def test_drake(case, tmp_path, caplog):
     assert np.all(plant.GetVelocityUpperLimits() > 0)
     check_total_mass(plant.CalcTotalMass(context), ref)
 
-    starts = [plant.GetJointByName(n).position_start() for n in ref.tree.dof_names]
     base = plant.GetFrameByName('base_link')
     frames = {link: plant.GetFrameByName(link) for link in ref.poses}
     rng = np.random.default_rng(3)
     for k in range(len(ref.positions)):
         q = np.zeros(dof)
-        q[starts] = ref.urdf_values[k]
+        for name, value in ref.values_by_joint(k).items():
+            q[plant.GetJointByName(name).position_start()] = value
         plant.SetPositions(context, q)
         for link, frame in frames.items():
             assert_pose(plant.CalcRelativeTransform(context, base, frame).GetAsMatrix4(),
@@ -121,7 +132,13 @@ def test_drake(case, tmp_path, caplog):
             continue
         plant.SetVelocities(context, rng.normal(size=dof))
         assert np.linalg.eigvalsh(plant.CalcMassMatrix(context)).min() > 0
-        plant.get_actuation_input_port().FixValue(context, rng.normal(size=dof))
+        plant.get_actuation_input_port().FixValue(context, rng.normal(
+            size=plant.num_actuators()))
+        if mimic:       # one discrete step (SAP) instead of the continuous dynamics
+            simulator = Simulator(diagram, root_context)
+            simulator.AdvanceTo(root_context.get_time() + 0.001)
+            assert np.all(np.isfinite(plant.GetPositionsAndVelocities(context)))
+            continue
         derivatives = plant.AllocateTimeDerivatives()
         plant.CalcTimeDerivatives(context, derivatives)
         assert np.all(np.isfinite(derivatives.get_vector().CopyToVector()))
@@ -139,19 +156,22 @@ def test_mujoco(case, tmp_path):
             for i in range(model.nbody)}
     masses = urdf_masses(path)
     # every link is a body (fusestatic="false"), with exactly the URDF's mass
-    assert set(ref.tree.links) <= set(body)
-    for link in ref.tree.links:
+    links = set(ref.tree.links) | set(ref.poses)
+    assert links <= set(body)
+    for link in links:
         assert model.body_mass[body[link]] == pytest.approx(masses.get(link, 0.0), abs=1e-15)
     check_total_mass(float(model.body_mass.sum()), ref)
+    # MuJoCo's URDF import ignores <mimic>: a gripper's mimic joints are joints of their own
     moving = [i for i in range(model.nbody) if model.body_jntnum[i] > 0]
-    assert len(moving) == ref.model.dof_count
+    assert len(moving) == len(ref.moving_joints)
     assert all(model.body_mass[i] > 0 and model.body_inertia[i].min() > 0 for i in moving)
 
-    address = [model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, n)]
-               for n in ref.tree.dof_names]
+    def address(name):
+        return model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)]
     for k in range(len(ref.positions)):
         data.qpos[:] = 0
-        data.qpos[address] = ref.urdf_values[k]
+        for name, value in ref.values_by_joint(k).items():
+            data.qpos[address(name)] = value
         mujoco.mj_kinematics(model, data)
         b = body['base_link']
         base = transform(data.xmat[b].reshape(3, 3), data.xpos[b])
@@ -267,6 +287,8 @@ def test_pinocchio(case, tmp_path, capfd):
         assert np.all(np.isfinite(pin.aba(model, data, q, v, np.zeros(model.nv))))
         # gravity torques of HEBI's exact masses = hebi-py's (URDF torque = HEBI effort *
         # gear ratio, the same power)
+        # (a gripper at position 0: hebi-py's gripper is that rigid body)
+        q = _pinocchio_q(pin, model, ref.values_by_joint(k, gripper=0.0))
         tau = pin.computeGeneralizedGravity(exact, exact_data, q)
         order = [exact.joints[exact.getJointId(n)].idx_v for n in ref.tree.dof_names]
         np.testing.assert_allclose(tau[order], ref.hebi_gravity_torques(k, GRAVITY),
@@ -375,9 +397,12 @@ def test_kdl(case, tmp_path):
     exact_dir = tmp_path / 'exact'
     exact_dir.mkdir()
     exact_tree, _ = kdl_tree(kdl, write_urdf(ref, exact_dir, exact_masses=True))
-    assert tree.getNrOfJoints() == ref.model.dof_count
+    # kdl_parser ignores <mimic>: robot_state_publisher computes the mimic joints'
+    # positions (multiplier * value + offset) and poses them as ordinary joints
+    assert tree.getNrOfJoints() == len(ref.moving_joints)
     leaves = [link for link in ref.tree.links
-              if not any(j.parent == link for j in ref.tree.joints)]
+              if not any(j.parent == link for j in ref.tree.joints)] + [
+                  link for g in ref.tree.grippers for link in g.links.values()]
     serial = len(leaves) == 1
     for k in range(len(ref.positions)):
         values = ref.values_by_joint(k)

@@ -77,3 +77,24 @@ def test_carry_over_keeps_positions_by_name():
     fresh = JointInput(NAMES)
     fresh.carry_over(JointInput(['x']))
     assert not fresh.received
+
+
+def test_gripper_joints_keep_their_value_and_mimic_joints_are_accepted():
+    """A gripper's finger joint (kept) stays when a message lacks it, also with
+    missing_joints='zero'; arm-only messages take the fast path; mimic joints (ignored)
+    are accepted, not read, and never reported as unknown."""
+    names = NAMES + ['gripper_joint']
+    for policy in ('last', 'zero'):
+        joints = JointInput(names, policy, kept=1, ignored=['gripper_r_jaw_joint'])
+        assert joints.update(names, [1.0, 2.0, 3.0, 0.5], 1) is None
+        assert joints.update(NAMES, [4.0, 5.0, 6.0], 2) is None       # arm only
+        assert joints.values == [4.0, 5.0, 6.0, 0.5]
+        assert joints.update(['J2'], [7.0], 3) is None
+        expected = [4.0, 7.0, 6.0, 0.5] if policy == 'last' else [0.0, 7.0, 0.0, 0.5]
+        assert joints.values == expected
+        message = ['gripper_joint', 'gripper_r_jaw_joint']
+        assert joints.new_unknown_names(message + ['other']) == ['other']
+        assert joints.update(message, [0.9, 42.0], 4) is None
+        assert joints.values[3] == 0.9
+        assert joints.update(['gripper_r_jaw_joint'], [1.0], 5) == 'no known joint'
+        assert joints.update(NAMES, [1.0, float('nan'), 2.0], 6) == 'non-finite'

@@ -63,9 +63,15 @@ def test_package_agrees_with_the_urdf(path):
     assert (virtual.get('parent_frame'), virtual.get('child_link')) == ('world',
                                                                           robot.get_root())
 
-    # groups: chains along URDF joints, disjoint, covering every movable joint
+    # groups: chains along URDF joints, disjoint, covering every movable joint but a
+    # parallel gripper's, which form the gripper's group (joints)
     chains = {g.get('name'): g.find('chain') for g in srdf.findall('group')
               if g.find('chain') is not None}
+    grippers = {g.get('name'): [j.get('name') for j in g.findall('joint')]
+                for g in srdf.findall('group') if g.find('joint') is not None}
+    in_grippers = {j for joints in grippers.values() for j in joints}
+    tree = build_frame_tree(model)
+    assert in_grippers == {j for g in tree.grippers for j in g.joints.values()}
     covered = []
     for group, chain in chains.items():
         base, tip = chain.get('base_link'), chain.get('tip_link')
@@ -78,11 +84,24 @@ def test_package_agrees_with_the_urdf(path):
             [node] = [s for s in srdf.findall('group_state')
                       if (s.get('name'), s.get('group')) == (state, group)]
             assert [j.get('name') for j in node] == joints
-    assert sorted(covered) == sorted(moving)
+    assert sorted(covered) == sorted(set(moving) - in_grippers)
     assert bool(chains) == bool(moving)
 
-    # end effectors hang from their URDF parent and tip their group
+    # end effectors hang from their URDF parent and tip their group; a gripper's on the
+    # tip of the arm it ends, with open/close states of its finger joint
     for effector in srdf.findall('end_effector'):
+        if effector.get('group') in grippers:
+            name = effector.get('group')
+            tip = effector.get('parent_link')
+            assert chains[effector.get('parent_group')].get('tip_link') == tip
+            [gripper] = [g for g in tree.grippers if g.stem == name]
+            finger = moving[gripper.joint]
+            states = {s.get('name'): {j.get('name'): float(j.get('value')) for j in s}
+                      for s in srdf.findall('group_state') if s.get('group') == name}
+            assert states == {'open': {gripper.joint: finger.limit.lower},
+                              'close': {gripper.joint: finger.limit.upper}}
+            assert finger.limit.upper == pytest.approx(0.37 * math.pi)
+            continue
         link = effector.get('name')
         assert effector.get('parent_link') == parent_of[link]
         assert chains[effector.get('parent_group')].get('tip_link') == link
@@ -100,6 +119,9 @@ def test_package_agrees_with_the_urdf(path):
         if {joint.parent, joint.child} <= geometric:
             assert reasons[tuple(sorted((joint.parent, joint.child)))] == 'Adjacent'
 
+    controllers = yaml.safe_load(files['config/ros2_controllers.yaml'])
+    moveit = yaml.safe_load(files['config/moveit_controllers.yaml'])
+    simple = moveit['moveit_simple_controller_manager']
     kinematics = yaml.safe_load(files['config/kinematics.yaml'])
     assert set(kinematics) == set(chains)
     for group in package.groups:
@@ -115,6 +137,10 @@ def test_package_agrees_with_the_urdf(path):
         assert entry['max_velocity'] > 0 and entry['max_effort'] > 0
         assert entry['max_acceleration'] == pytest.approx(entry['max_velocity']
                                                           / ACCELERATION_TIME)
+        if joint in in_grippers:
+            assert (entry['max_velocity'], entry['max_effort']) == (
+                moving[joint].limit.velocity, moving[joint].limit.effort)
+            continue
         spec = ACTUATORS.get(model.elements[element_of[joint]].type)
         if spec is not None:
             assert (entry['max_velocity'], entry['max_effort']) == (spec.max_speed,
@@ -123,10 +149,15 @@ def test_package_agrees_with_the_urdf(path):
         assert entry['has_position_limits'] == bounded
         assert ('min_position' in entry) == bounded
 
-    controllers = yaml.safe_load(files['config/ros2_controllers.yaml'])
-    moveit = yaml.safe_load(files['config/moveit_controllers.yaml'])
-    simple = moveit['moveit_simple_controller_manager']
-    assert simple['controller_names'] == [f'{g}_controller' for g in chains]
+    assert simple['controller_names'] == [f'{g}_controller' for g in list(chains)
+                                          + list(grippers)]
+    for gripper in tree.grippers:
+        name = f'{gripper.stem}_controller'
+        assert simple[name] == {'type': 'ParallelGripperCommand', 'joints': [gripper.joint],
+                                'action_ns': 'gripper_cmd', 'default': True}
+        assert controllers['controller_manager']['ros__parameters'][name]['type'] == \
+            'parallel_gripper_action_controller/GripperActionController'
+        assert controllers[name]['ros__parameters']['joint'] == gripper.joint
     assert set(moveit['trajectory_execution']) >= {'allowed_execution_duration_scaling',
                                                    'allowed_goal_duration_margin',
                                                    'allowed_start_tolerance'}

@@ -184,3 +184,35 @@ def test_ros2_control_hardware_by_xacro_argument(hardware, plugin, workspace):
     with pytest.raises(xacro.XacroException, match='hebi_config_pkg'):
         xacro.process_file(str(share / f'{package.robot_name}.urdf.xacro'),
                            mappings={'ros2_control_hardware': 'hebi'})
+
+
+G_KITS = [p for p in ROBOTS if os.path.basename(p).endswith('G.hrdf')]
+
+
+@pytest.mark.parametrize('path', G_KITS, ids=[os.path.basename(p)[:-5] for p in G_KITS])
+def test_gripper_group_end_effector_and_controllers(path, workspace, loaded):
+    """Every G kit: srdfdom finds the gripper group (open and close states) and its end
+    effector on the arm's tip; MoveIt's loaded controller configuration and the
+    installed ros2_controllers.yaml both drive gripper_joint."""
+    import yaml
+    from srdfdom.srdf import SRDF
+    root, packages = workspace
+    package = packages[path]
+    result = loaded[package.name]
+    assert result['error'] is None and result['warnings'] == []
+    srdf = SRDF.from_xml_string(result['srdf'])
+    [group] = [g for g in srdf.groups if g.name == 'gripper']
+    assert 'gripper_joint' in {j.name for j in group.joints}
+    [effector] = [e for e in srdf.end_effectors if e.group == 'gripper']
+    assert (effector.name, effector.parent_link, effector.parent_group) == (
+        'gripper', 'end_effector', 'arm')
+    states = {s.name: {j.name: j.value for j in s.joints} for s in srdf.group_states
+              if s.group == 'gripper'}
+    assert set(states) == {'open', 'close'} and states['open'] == {'gripper_joint': [0.0]}
+    moveit = result['controllers']['gripper_controller']
+    assert moveit['type'] == 'ParallelGripperCommand' and moveit['joints'] == ['gripper_joint']
+    installed = root / 'install' / 'share' / package.name / 'config' / 'ros2_controllers.yaml'
+    controllers = yaml.safe_load(installed.read_text())
+    assert controllers['gripper_controller']['ros__parameters']['joint'] == 'gripper_joint'
+    assert controllers['controller_manager']['ros__parameters']['gripper_controller'][
+        'type'] == 'parallel_gripper_action_controller/GripperActionController'

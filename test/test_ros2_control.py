@@ -141,3 +141,77 @@ def test_package_xacro_chooses_the_hardware_by_argument(hardware, tmp_path):
                          ({'ros2_control_hardware': 'hebi'}, 'hebi_config_pkg')):
         with pytest.raises(xacro.XacroException, match=message):
             xacro.process_file(str(source), mappings=bad)
+
+
+# -- parallel grippers ---------------------------------------------------------------------
+G_KIT = 'A-2085-06G'
+
+
+def _gripper_kit():
+    import os
+    from conftest import KITS_DIR
+    return load(os.path.join(KITS_DIR, f'{G_KIT}.hrdf'))
+
+
+def check_gripper_system(system, urdf_text, hardware):
+    """ros2_control's rules (hardware_interface component_parser, Jazzy/Kilted): a mimic
+    joint has no command interface and the joint it follows is in the same block; with
+    hebi hardware only the arm's joints and gripper_joint_name (hebi_hardware's count:
+    its config's module names + 1)."""
+    import os
+    import yaml
+    from conftest import REPO
+    robot = URDF.from_xml_string(urdf_text.encode())
+    mimic = {j.name: j.mimic.joint for j in robot.joints if j.mimic is not None}
+    active = [j.name for j in robot.joints if j.type in MOVABLE and j.mimic is None]
+    listed = [j.get('name') for j in system.findall('joint')]
+    params = {p.get('name'): p.text for p in system.findall('hardware/param')}
+    if hardware == 'hebi':
+        assert listed == active
+        assert params['gripper_joint_name'] == 'gripper_joint'
+        config = os.path.join(REPO, '..', 'shared', 'hebi_description', 'config', 'arms',
+                              f'{G_KIT}.cfg.yaml')
+        with open(config) as handle:
+            names = yaml.safe_load(handle)['names']
+        assert len(listed) == len(names) + 1
+        return
+    assert listed == active + list(mimic)
+    for joint in system.findall('joint'):
+        name = joint.get('name')
+        commands = [c.get('name') for c in joint.findall('command_interface')]
+        states = [c.get('name') for c in joint.findall('state_interface')]
+        if name in mimic:
+            assert commands == [] and states == ['position', 'velocity']
+            assert mimic[name] in listed
+        else:
+            assert commands == ['position', 'velocity']
+            assert states == ['position', 'velocity', 'effort']
+
+
+@pytest.mark.parametrize('hardware', sorted(HARDWARE_PLUGINS))
+def test_gripper_joint_and_mimic_joints_in_the_block(hardware):
+    urdf = to_urdf(_gripper_kit(), 'r')
+    options = Ros2ControlOptions(hardware, 'hebi_description',
+                                 f'config/arms/{G_KIT}.cfg.yaml') if hardware == 'hebi' \
+        else Ros2ControlOptions(hardware)
+    [system] = systems(add_ros2_control(urdf, options))
+    check_gripper_system(system, urdf, hardware)
+
+
+@pytest.mark.parametrize('hardware', sorted(HARDWARE_PLUGINS))
+def test_gripper_in_the_moveit_package_xacro(hardware, tmp_path):
+    package = moveit_package(_gripper_kit(), G_KIT, samples=0, timestamp=0)
+    write_moveit_package(package, str(tmp_path))
+    mappings = {'ros2_control_hardware': hardware, 'hebi_config_pkg': 'hebi_description',
+                'hebi_config_file': f'config/arms/{G_KIT}.cfg.yaml'}
+    text = xacro.process_file(str(tmp_path / 'config' / f'{G_KIT}.urdf.xacro'),
+                              mappings=mappings).toxml()
+    [system] = systems(text)
+    check_gripper_system(system, package.files[f'config/{G_KIT}.urdf'], hardware)
+
+
+def test_gripper_in_the_prefixed_xacro_macro():
+    text = add_ros2_control(to_xacro(_gripper_kit(), 'r'), Ros2ControlOptions('mock'))
+    [system] = systems(text)
+    names = [j.get('name') for j in system.findall('joint')]
+    assert '${prefix}gripper_joint' in names and '${prefix}gripper_r_jaw_joint' in names

@@ -46,7 +46,10 @@ def test_kit_urdf_parses_and_matches_hebi(path, hebi_import):
     robot = URDF.from_xml_string(to_urdf(model, 'kit'))
     assert robot.name == 'kit'
     assert robot.get_root() == 'base_link'
-    assert [j.name for j in robot.joints if j.type != 'fixed'] == tree.dof_names
+    # the HRDF's degrees of freedom, then a parallel gripper's finger joint (its other
+    # moving joints are <mimic> joints)
+    assert [j.name for j in robot.joints if j.type != 'fixed' and j.mimic is None] == \
+        tree.dof_names + tree.gripper_joint_names
     # the physical fill (hrdf_ros.export.inertials) adds at most 0.1 % of the mass ...
     filled = sum(l.inertial.mass for l in robot.links if l.inertial)
     assert model.total_mass <= filled <= model.total_mass * 1.001

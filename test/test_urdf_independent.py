@@ -52,10 +52,21 @@ def link_poses(robot, links):
         -1, 4, 4)
 
 
-def com_frames_from_inertials(robot, links):
-    """Per link with an inertial: mass and pose of the inertial frame in base_link."""
+def com_frames_from_inertials(robot, links, grippers=()):
+    """Per link with an inertial: mass and pose of the inertial frame in base_link. A
+    parallel gripper's base link stands for all its links (their mass and composite COM,
+    with the base link's axes): hebi-py's gripper is one body."""
     masses, frames = [], []
+    by_base = {g.base_link: g for g in grippers}
     for link in links:
+        if link in by_base:
+            parts = [link] + list(by_base[link].links.values())
+            weights, points = com_frames_from_inertials(robot, parts)
+            frame = np.array(robot.get_transform(link, 'base_link'))
+            frame[:3, 3] = weights @ np.stack([f[:3, 3] for f in points]) / weights.sum()
+            masses.append(weights.sum())
+            frames.append(frame)
+            continue
         inertial = robot.link_map[link].inertial
         if inertial is None:
             masses.append(0.0)
@@ -70,17 +81,18 @@ def com_frames_from_inertials(robot, links):
 def check_robot(model, hebi, seed):
     tree = build_frame_tree(model)
     robot = load_urdf(to_urdf(model, 'independent', tree=tree, exact_masses=True))
-    assert sorted(robot.actuated_joint_names) == sorted(tree.dof_names)
+    assert sorted(robot.actuated_joint_names) == sorted(tree.dof_names
+                                                         + tree.gripper_joint_names)
     kinematics = Kinematics(model)
     com_elements = [i for i, e in enumerate(model.elements) if e.has_com_frame]
     com_links = [tree.element_links[i] for i in com_elements]
-    urdf_masses, _ = com_frames_from_inertials(robot, com_links)
+    urdf_masses, _ = com_frames_from_inertials(robot, com_links, tree.grippers)
     np.testing.assert_allclose(urdf_masses, hebi.masses, atol=1e-12, rtol=0)
     np.testing.assert_allclose(urdf_masses.sum(), hebi.masses.sum(), atol=1e-12, rtol=0)
     # the default URDF: every element keeps its mass, massless ones get FILL_MASS, every
     # other link but the root gets FILL_MASS too; in all within 0.1 % of HEBI's mass
     filled = load_urdf(to_urdf(model, 'independent', tree=tree))
-    filled_masses, _ = com_frames_from_inertials(filled, com_links)
+    filled_masses, _ = com_frames_from_inertials(filled, com_links, tree.grippers)
     np.testing.assert_allclose(filled_masses, np.maximum(hebi.masses, FILL_MASS), atol=1e-15,
                                rtol=0)
     total = sum(link.inertial.mass for link in filled.link_map.values() if link.inertial)
@@ -100,7 +112,7 @@ def check_robot(model, hebi, seed):
         np.testing.assert_allclose(tips, hebi_frames(hebi, 'end_effector', [q])[0],
                                    atol=TOL, rtol=0)
 
-        masses, frames = com_frames_from_inertials(robot, com_links)
+        masses, frames = com_frames_from_inertials(robot, com_links, tree.grippers)
         hebi_com = hebi_frames(hebi, 'com', [q])[0]
         for k, frame in enumerate(frames):
             if frame is not None:     # massless bodies have no <inertial>

@@ -46,7 +46,7 @@ def cmd_export(args) -> int:
         return code
     name = robot_name(args)
     options = dict(joint_prefix=args.joint_prefix, hebi_meshes=args.hebi_meshes,
-                   mesh_dir=args.mesh_dir)
+                   mesh_dir=args.mesh_dir, gripper_joints=args.gripper_joints)
     exact = getattr(args, 'exact_masses', False)
     try:
         options['position_limits'] = read_limits(args.limits) if args.limits else None
@@ -59,7 +59,8 @@ def cmd_export(args) -> int:
             if control is not None:
                 from ..export.ros2_control import add_ros2_control
                 text = add_ros2_control(text, control)
-        notes = urdf_notes(model, build_frame_tree(model, joint_prefix=args.joint_prefix),
+        notes = urdf_notes(model, build_frame_tree(model, joint_prefix=args.joint_prefix,
+                                                   gripper_joints=args.gripper_joints),
                            exact_masses=exact)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -131,7 +132,7 @@ def cmd_moveit(args) -> int:
             model, name, joint_prefix=args.joint_prefix,
             limits=read_limits(args.limits) if args.limits else None,
             samples=args.collision_samples, seed=args.seed,
-            ros2_control=ros2_control_options(args))
+            ros2_control=ros2_control_options(args), gripper_joints=args.gripper_joints)
     except (ValueError, ImportError) as exc:
         raise UsageError(str(exc)) from None
     for path in write_moveit_package(package, args.output):

@@ -26,6 +26,12 @@ def _add_ros2_control_options(parser, help_text: str) -> None:
                              'in its share folder (hebi_hardware config_pkg, config_file)')
 
 
+def _add_gripper_option(parser) -> None:
+    parser.add_argument('--no-gripper-joints', dest='gripper_joints', action='store_false',
+                        help='an X5Parallel/R8Parallel gripper as one rigid end effector '
+                             '(no gripper_joint, no mimic joints)')
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of the ``hrdf`` command."""
     parser = Parser(prog='hrdf', description='HEBI HRDF tools (hrdf_ros)')
@@ -37,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--json', action='store_true', help='one JSON report per file')
     p.set_defaults(run=cmd_validate)
     for command, help_text in (('urdf', 'write the URDF of an HRDF file'),
-                               ('sdf', 'write an SDFormat 1.9 model of an HRDF file')):
+                               ('sdf', 'write an SDFormat model of an HRDF file (1.9; '
+                                       '1.11 with gripper mimic joints)')):
         p = sub.add_parser(command, help=help_text)
         p.add_argument('file', metavar='FILE')
         p.add_argument('-o', '--output', help='output file (default: stdout)')
@@ -56,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help='actuator meshes from package://hebi_description')
         p.add_argument('--mesh-dir', metavar='DIR',
                        help='download web meshes once into DIR and reference the copies')
+        _add_gripper_option(p)
         if command == 'urdf':
             _add_ros2_control_options(p, 'add a <ros2_control> block for every movable joint')
         p.set_defaults(run=cmd_export)
@@ -89,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--seed', type=int, default=0, help='seed of those states (default 0)')
     _add_ros2_control_options(p, 'default hardware of the package\'s ros2_control '
                                  'xacro (default mock)')
+    _add_gripper_option(p)
     p.set_defaults(run=cmd_moveit)
     for p in sub.choices.values():
         p.add_argument('--strict', action='store_true', help=strict_help)

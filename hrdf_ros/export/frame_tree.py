@@ -21,16 +21,19 @@ Layout (names are the defaults; an element's HRDF ``tag`` replaces its link name
   ``<tag>_link`` (whatever the joint names), so no link and joint share a name.
   SDFormat, Drake's SDFormat parser and Pinocchio's frame lookup need names that are
   unique across links and joints; :func:`build_frame_tree` checks it.
+* a parallel gripper (X5Parallel, R8Parallel end effector) adds its finger links and
+  joints on its element link (:mod:`.gripper`), unless ``gripper_joints`` is false.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..model import RobotModel
+from .gripper import GripperTree, gripper_trees
 
 BASE_LINK = 'base_link'
 
@@ -78,6 +81,8 @@ class FrameTree:
         joints: base joint first, then one joint per element output, depth first.
         dof_names: joint name per degree of freedom, in joint-position order.
         end_effector_links: link name per end-effector frame, in HEBI order.
+        grippers: the parallel grippers' links and joints (:mod:`.gripper`), not in
+            ``links`` or ``joints`` (those are the HRDF's elements and outputs).
     """
 
     links: List[str]
@@ -85,6 +90,12 @@ class FrameTree:
     joints: List[TreeJoint]
     dof_names: List[str]
     end_effector_links: List[str]
+    grippers: Tuple[GripperTree, ...] = ()
+
+    @property
+    def gripper_joint_names(self) -> List[str]:
+        """The finger joint of every gripper (the joints a controller drives)."""
+        return [g.joint for g in self.grippers]
 
 
 def _check_name(name: str, what: str) -> str:
@@ -95,7 +106,7 @@ def _check_name(name: str, what: str) -> str:
 
 
 def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = None,
-                     joint_prefix: str = 'J') -> FrameTree:
+                     joint_prefix: str = 'J', gripper_joints: bool = True) -> FrameTree:
     """Name every link and joint of ``model``.
 
     Args:
@@ -104,6 +115,8 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
             (length must equal ``model.dof_count``).
         joint_prefix: prefix for generated joint names (``J`` -> ``J1, J2, ...``); a
             degree of freedom whose element has a ``tag`` is named after the tag.
+        gripper_joints: give parallel grippers their finger links and joints; false: the
+            gripper is one rigid end effector, as HEBI's library models it.
 
     Returns:
         The :class:`FrameTree`.
@@ -168,14 +181,19 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
             name = dof_names[dof_index] if dof_index >= 0 else f'{child}_joint'
             joints.append(TreeJoint(name, element_links[index], child, index, k, dof_index))
 
+    grippers = gripper_trees(model, element_links) if gripper_joints else ()
+    names = [('link', n) for n in links] + [('joint', j.name) for j in joints]
+    for gripper in grippers:
+        names += [('link', n) for n in gripper.links.values()]
+        names += [('joint', n) for n in gripper.joints.values()]
     seen = {}
-    for what, name in [('link', n) for n in links] + [('joint', j.name) for j in joints]:
+    for what, name in names:
         if name in seen:
             both = what if seen[name] == what else f'{seen[name]} and a {what}'
             raise ValueError(f'name "{name}" is used twice (a {both}); link and joint names '
                              'must be unique together')
         seen[name] = what
-    return FrameTree(links, element_links, joints, dof_names, end_effector_links)
+    return FrameTree(links, element_links, joints, dof_names, end_effector_links, grippers)
 
 
 def joint_origin(model: RobotModel, joint: TreeJoint) -> np.ndarray:

@@ -52,6 +52,7 @@ import numpy as np
 
 from ..model import RobotModel
 from .frame_tree import FrameTree
+from .gripper import gripper_inertials
 
 #: Mass given to a link that HEBI leaves (nearly) massless, kg.
 FILL_MASS = 1e-5
@@ -115,16 +116,25 @@ def link_inertials(model: RobotModel, tree: FrameTree,
             the links of free outputs get no inertial (see the module docstring).
 
     Returns:
-        ``{link name: LinkInertial}``; the root link never has one.
+        ``{link name: LinkInertial}``; the root link never has one. A parallel
+        gripper's links share its mass (:func:`~.gripper.gripper_inertials`).
     """
     out: Dict[str, LinkInertial] = {}
     element_of_link = {name: i for i, name in enumerate(tree.element_links)}
-    for name in tree.links[1:]:
+    # a parallel gripper's mass is split over its links (hrdf_ros.export.gripper)
+    split = {}
+    for gripper in tree.grippers:
+        element = model.elements[gripper.element]
+        parts = gripper_inertials(element.mass, element.com)
+        split.update({gripper.link_of(part): values for part, values in parts.items()})
+    for name in tree.links[1:] + [n for g in tree.grippers for n in g.links.values()]:
         index = element_of_link.get(name)
         element = model.elements[index] if index is not None else None
         mass = element.mass if element is not None else 0.0
         com = element.com if element is not None else np.eye(4)
         inertia = tuple(element.inertia) if element is not None else (0.0,) * 6
+        if name in split:
+            mass, com, inertia = split[name]
         if exact_masses:
             if mass > 0.0:
                 out[name] = LinkInertial(float(mass), np.array(com, dtype=float),

@@ -21,12 +21,23 @@ Hardware (:data:`HARDWARE_PLUGINS`):
 Every joint gets command interfaces ``position`` and ``velocity`` and state interfaces
 ``position``, ``velocity`` and ``effort``, as HEBI's hardware interface exports; the
 position state starts at ``initial_value`` (0 unless given).
+
+URDF ``<mimic>`` joints (a parallel gripper's, :mod:`.gripper`) are not commanded:
+ros2_control (Jazzy, Kilted) refuses command interfaces on them, and computes their
+``position`` and ``velocity`` states from the joint they follow when they are listed
+with state interfaces only, which is how gz_ros2_control enforces mimic joints in Gazebo
+and mock_components mirrors them. They are listed so for ``mock`` and ``gazebo``; for
+``hebi`` they are left out, as hebi_hardware expects exactly its arm's joints plus the
+gripper joint (``gripper_joint_name``; its count check, src/hebi_hardware_interface.cpp),
+which defaults to the joint the mimic joints follow when there is exactly one.
+hebi_hardware reports that joint as the gripper's spool fraction times 0.365 pi rad but
+takes its position command as the fraction itself (clamped to 0..1).
 """
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
-from typing import List, Mapping, Optional, Sequence
+from dataclasses import dataclass, replace
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 import defusedxml.ElementTree as SafeET
 
@@ -40,6 +51,8 @@ HARDWARE_PLUGINS = {
 }
 COMMAND_INTERFACES = ('position', 'velocity')
 STATE_INTERFACES = ('position', 'velocity', 'effort')
+#: State interfaces of a mimic joint (ros2_control computes both).
+MIMIC_STATE_INTERFACES = ('position', 'velocity')
 #: gz_ros2_control's Gazebo system plugin: (filename, name).
 GAZEBO_PLUGIN = ('gz_ros2_control-system', 'gz_ros2_control::GazeboSimROS2ControlPlugin')
 XACRO_NS = 'http://www.ros.org/wiki/xacro'
@@ -85,34 +98,47 @@ def _param(parent: ET.Element, name: str, value: str) -> None:
     ET.SubElement(parent, 'param', {'name': name}).text = value
 
 
-def _joint(parent: ET.Element, name: str, initial: str) -> None:
+def _joint(parent: ET.Element, name: str, initial: str, mimic: bool = False) -> None:
     joint = ET.SubElement(parent, 'joint', {'name': name})
-    for interface in COMMAND_INTERFACES:
+    for interface in () if mimic else COMMAND_INTERFACES:
         ET.SubElement(joint, 'command_interface', {'name': interface})
-    for interface in STATE_INTERFACES:
+    for interface in MIMIC_STATE_INTERFACES if mimic else STATE_INTERFACES:
         state = ET.SubElement(joint, 'state_interface', {'name': interface})
         if interface == 'position':
             _param(state, 'initial_value', initial)
 
 
+def default_gripper_joint(mimic_joints: Mapping[str, Tuple[str, float, float]]) -> str:
+    """The joint the mimic joints follow when it is one joint, else ``''``."""
+    sources = {source for source, _, _ in mimic_joints.values()}
+    return sources.pop() if len(sources) == 1 else ''
+
+
 def ros2_control_elements(joints: Sequence[str], options: Ros2ControlOptions,
                           robot_name: str = 'robot',
                           initial_positions: Optional[Mapping[str, float]] = None,
-                          prefix: str = '') -> List[ET.Element]:
+                          prefix: str = '',
+                          mimic_joints: Optional[Mapping[str, Tuple[str, float, float]]]
+                          = None) -> List[ET.Element]:
     """The ``<ros2_control>`` element (and for Gazebo the ``<gazebo>`` one).
 
     Args:
-        joints: joint names, in order (rad or m positions).
+        joints: the commanded joint names, in order (rad or m positions).
         options: the hardware.
         robot_name: for the default system name.
         initial_positions: ``{joint: position}``; missing joints start at 0.
         prefix: prepended to every joint name and the system name (``${prefix}`` inside
             a xacro macro).
+        mimic_joints: ``{joint: (followed joint, multiplier, offset)}`` of the URDF's
+            mimic joints, listed with state interfaces only (not for ``hebi``).
 
     Raises:
         ValueError: as :meth:`Ros2ControlOptions.check`.
     """
     options.check(joints)
+    mimic_joints = dict(mimic_joints or {})
+    if options.hardware == 'hebi' and not options.hebi_gripper_joint:
+        options = replace(options, hebi_gripper_joint=default_gripper_joint(mimic_joints))
     initial = dict(initial_positions or {})
     system = ET.Element('ros2_control', {'name': prefix + (options.name
                                                            or f'{robot_name}_system'),
@@ -126,6 +152,10 @@ def ros2_control_elements(joints: Sequence[str], options: Ros2ControlOptions,
             _param(hardware, 'gripper_joint_name', prefix + options.hebi_gripper_joint)
     for joint in joints:
         _joint(system, prefix + joint, repr(float(initial.get(joint, 0.0))))
+    if options.hardware != 'hebi':
+        for joint, (source, multiplier, offset) in mimic_joints.items():
+            value = multiplier * float(initial.get(source, 0.0)) + offset
+            _joint(system, prefix + joint, repr(value), mimic=True)
     out = [system]
     if options.hardware == 'gazebo':
         gazebo = ET.Element('gazebo')
@@ -148,7 +178,8 @@ def _parse_keeping_comments(text: str) -> ET.Element:
 
 def add_ros2_control(text: str, options: Ros2ControlOptions) -> str:
     """Add a ``<ros2_control>`` block for every movable joint to a URDF, or to the macro of
-    a ``to_xacro`` file (joint names then carry ``${prefix}``).
+    a ``to_xacro`` file (joint names then carry ``${prefix}``); mimic joints as the module
+    docstring says.
 
     Args:
         text: URDF text, or xacro text from :func:`~hrdf_ros.export.urdf.to_xacro`.
@@ -170,14 +201,18 @@ def add_ros2_control(text: str, options: Ros2ControlOptions) -> str:
             for key in ('name', 'link'):
                 if node.get(key, '').startswith('${prefix}'):
                     node.set(key, node.get(key)[len('${prefix}'):])
-        joints = [j.name for j in parse_urdf(ET.tostring(expanded, encoding='unicode')).joints
-                  if j.is_movable]
+        for node in expanded.iter('mimic'):
+            if node.get('joint', '').startswith('${prefix}'):
+                node.set('joint', node.get('joint')[len('${prefix}'):])
+        structure = parse_urdf(ET.tostring(expanded, encoding='unicode'))
         target, prefix = macro, '${prefix}'
     else:
-        joints = [j.name for j in parse_urdf(text).joints if j.is_movable]
+        structure = parse_urdf(text)
         target, prefix = root, ''
+    joints = [j.name for j in structure.joints if j.is_active]
+    mimic = {j.name: j.mimic for j in structure.joints if j.is_movable and j.mimic}
     target.extend(ros2_control_elements(joints, options, root.get('name', 'robot'),
-                                        prefix=prefix))
+                                        prefix=prefix, mimic_joints=mimic))
     ET.register_namespace('xacro', XACRO_NS)
     ET.indent(root, space='  ')
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding='unicode') \
@@ -188,8 +223,11 @@ def _xacro(parent: ET.Element, tag: str, attributes) -> ET.Element:
     return ET.SubElement(parent, f'{{{XACRO_NS}}}{tag}', attributes)
 
 
-def ros2_control_xacro(macro_name: str, joints: Sequence[str]) -> str:
-    """A xacro file defining macro ``macro_name`` that adds the ``<ros2_control>`` block.
+def ros2_control_xacro(macro_name: str, joints: Sequence[str],
+                       mimic_joints: Sequence[str] = ()) -> str:
+    """A xacro file defining macro ``macro_name`` that adds the ``<ros2_control>`` block
+    of ``joints`` (commanded) and ``mimic_joints`` (state interfaces only, not with
+    ``hebi`` hardware: see the module docstring).
 
     Macro parameters: ``name`` (system name), ``initial_positions_file`` (YAML with
     ``initial_positions: {joint: value}``, relative to the including file),
@@ -229,6 +267,10 @@ def ros2_control_xacro(macro_name: str, joints: Sequence[str]) -> str:
             _param(gripper, 'gripper_joint_name', '${hebi_gripper_joint_name}')
     for joint in joints:
         _joint(system, joint, f"${{initial_positions['{joint}']}}")
+    if mimic_joints:
+        followers = _xacro(system, 'unless', {'value': "${hardware == 'hebi'}"})
+        for joint in mimic_joints:
+            _joint(followers, joint, f"${{initial_positions['{joint}']}}", mimic=True)
     gazebo = _xacro(macro, 'if', {'value': "${hardware == 'gazebo'}"})
     plugin = ET.SubElement(ET.SubElement(gazebo, 'gazebo'), 'plugin', {
         'filename': GAZEBO_PLUGIN[0], 'name': GAZEBO_PLUGIN[1]})

@@ -12,6 +12,9 @@ HEBI's) to rounding.
   rotational inertia get a tiny documented fill (a comment in the URDF says where), or,
   with ``exact_masses``, HEBI's values only.
 * Joints, limits and one SimpleTransmission per degree of freedom: :mod:`.joints`.
+* A parallel gripper (X5Parallel, R8Parallel): its parts as links on the end effector's
+  link, the finger joint (with a transmission) and ``<mimic>`` joints for the rest
+  (:mod:`.gripper`; ``gripper_joints=False``: one rigid end effector, as before).
 * Geometry: every element link has visual and collision shapes from
   :mod:`.geometry` (primitives, the HRDF mesh, or HEBI's meshes); web meshes are drawn
   but never used for collision, and can be downloaded once (``mesh_dir``,
@@ -43,8 +46,10 @@ from ..hrdf.catalogue import ACTUATORS
 from ..model import RobotModel
 from .frame_tree import FrameTree, build_frame_tree, joint_origin
 from .geometry import Shape, element_geometry
+from .gripper import BASE, GripperJointSpec
+from .gripper_geometry import gripper_part_shapes
 from .inertials import FILL_MASS, FILL_MOMENT, LinkInertial, fill_notes, link_inertials
-from .joints import add_joint_details, add_transmission, joint_spec
+from .joints import add_joint_details, add_transmission, axis_text, joint_spec
 from .limits import limits_for_joints
 from .meshes import mesh_references
 from .xml_text import comment, document, num, nums, xyz_rpy
@@ -100,8 +105,28 @@ def preserved_fixed_joints(tree: FrameTree, inertials: Mapping[str, LinkInertial
     and both links with mass > :data:`SDFORMAT_MIN_MASS` (else SDFormat drops them)."""
     def heavy(link):
         return link in inertials and inertials[link].mass > SDFORMAT_MIN_MASS
-    return [j.name for j in tree.joints if j.is_fixed and j.parent != tree.links[0]
-            and heavy(j.parent) and heavy(j.child)]
+    fixed = [(j.name, j.parent, j.child) for j in tree.joints if j.is_fixed]
+    fixed += [(s.name, s.parent, s.child) for g in tree.grippers for s in g.joint_specs()
+              if s.kind == 'fixed']
+    return [name for name, parent, child in fixed if parent != tree.links[0]
+            and heavy(parent) and heavy(child)]
+
+
+def _gripper_joint(robot: ET.Element, spec: GripperJointSpec) -> None:
+    node = ET.SubElement(robot, 'joint', {'name': spec.name, 'type': spec.kind})
+    _origin(node, spec.origin)
+    ET.SubElement(node, 'parent', {'link': spec.parent})
+    ET.SubElement(node, 'child', {'link': spec.child})
+    if spec.kind == 'fixed':
+        return
+    ET.SubElement(node, 'axis', {'xyz': axis_text((1.0, 0.0, 0.0))})
+    ET.SubElement(node, 'limit', {'lower': num(spec.lower), 'upper': num(spec.upper),
+                                  'effort': num(spec.effort),
+                                  'velocity': num(spec.velocity)})
+    if spec.mimic is not None:
+        joint, multiplier, offset = spec.mimic
+        ET.SubElement(node, 'mimic', {'joint': joint, 'multiplier': num(multiplier),
+                                      'offset': num(offset)})
 
 
 def _extensions(robot: ET.Element, tree: FrameTree, inertials) -> None:
@@ -119,14 +144,15 @@ def to_urdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
                  position_limits: Optional[Mapping] = None,
                  hebi_meshes: bool = False, geometry: bool = True,
                  exact_masses: bool = False, mesh_dir: Optional[str] = None,
-                 notes: Optional[List[str]] = None) -> ET.Element:
+                 notes: Optional[List[str]] = None,
+                 gripper_joints: bool = True) -> ET.Element:
     """The URDF ``<robot>`` element of ``model`` (see :func:`to_urdf` for arguments).
 
     ``notes``, when given, receives :func:`urdf_notes`-style lines for this export.
     """
     if tree is None:
-        tree = build_frame_tree(model, joint_names, joint_prefix)
-    limits = limits_for_joints(position_limits, tree.dof_names)
+        tree = build_frame_tree(model, joint_names, joint_prefix, gripper_joints)
+    limits = limits_for_joints(position_limits, tree.dof_names + tree.gripper_joint_names)
     inertials = link_inertials(model, tree, exact_masses)
     meshes = mesh_references(model, mesh_dir) if geometry else {}
     robot = ET.Element('robot', {'name': robot_name})
@@ -141,18 +167,23 @@ def to_urdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
     if notes is not None:
         notes.extend(fill)
     element_of_link = {name: i for i, name in enumerate(tree.element_links)}
-    for name in tree.links:
+    part_of_link = {g.link_of(part): part for g in tree.grippers
+                    for part in [BASE] + list(g.links)}
+    for name in tree.links + [n for g in tree.grippers for n in g.links.values()]:
         link = ET.SubElement(robot, 'link', {'name': name})
         if name in inertials:
             _inertial(link, inertials[name])
         index = element_of_link.get(name)
-        if index is None or not geometry:
+        if not geometry or (index is None and name not in part_of_link):
             continue
-        element = model.elements[index]
-        visual, collision, note = shapes_of(element, hebi_meshes,
-                                            meshes.get(element.mesh_file or ''))
-        if note and notes is not None:
-            notes.append(f'{name}: {note}')
+        if name in part_of_link:
+            visual, collision = gripper_part_shapes(part_of_link[name])
+        else:
+            element = model.elements[index]
+            visual, collision, note = shapes_of(element, hebi_meshes,
+                                                meshes.get(element.mesh_file or ''))
+            if note and notes is not None:
+                notes.append(f'{name}: {note}')
         for shape in visual:
             _geometry(link, 'visual', shape)
         for shape in collision:
@@ -169,6 +200,10 @@ def to_urdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
         if spec is not None:
             add_joint_details(node, spec)
             transmissions.append((joint.dof, joint.name, spec.reduction))
+    for gripper in tree.grippers:
+        for spec in gripper.joint_specs(limits.get(gripper.joint)):
+            _gripper_joint(robot, spec)
+        transmissions.append((len(tree.dof_names) + len(transmissions), gripper.joint, 1.0))
     for _, name, reduction in sorted(transmissions):
         add_transmission(robot, name, reduction)
     _extensions(robot, tree, inertials)
@@ -180,7 +215,8 @@ def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
             tree: Optional[FrameTree] = None,
             position_limits: Optional[Mapping] = None,
             hebi_meshes: bool = False, geometry: bool = True,
-            exact_masses: bool = False, mesh_dir: Optional[str] = None) -> str:
+            exact_masses: bool = False, mesh_dir: Optional[str] = None,
+            gripper_joints: bool = True) -> str:
     """Generate a URDF document for ``model``.
 
     Args:
@@ -200,6 +236,10 @@ def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
         exact_masses: write HEBI's masses and tensors only, without the physical fill
             (:mod:`hrdf_ros.export.inertials`); massless links then have no inertial.
         mesh_dir: download web meshes once into this folder and reference the copies.
+        gripper_joints: give parallel grippers (X5Parallel, R8Parallel) their finger
+            joint ``gripper_joint`` and mimic joints (:mod:`hrdf_ros.export.gripper`);
+            false: one rigid end effector (ignored when ``tree`` is given: the tree
+            decides).
 
     Returns:
         The URDF as a UTF-8 XML string.
@@ -212,7 +252,7 @@ def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
     """
     return document(to_urdf_tree(model, robot_name, joint_names, joint_prefix, tree,
                                  position_limits, hebi_meshes, geometry, exact_masses,
-                                 mesh_dir))
+                                 mesh_dir, gripper_joints=gripper_joints))
 
 
 def urdf_notes(model: RobotModel, tree: Optional[FrameTree] = None,
@@ -233,13 +273,15 @@ def urdf_notes(model: RobotModel, tree: Optional[FrameTree] = None,
 
 
 def _prefixed(node: ET.Element) -> None:
-    """Prefix every link/joint/transmission/actuator name and gazebo reference with
-    ``${prefix}``."""
+    """Prefix every link/joint/transmission/actuator name, mimicked joint and gazebo
+    reference with ``${prefix}``."""
     for child in node.iter():
         if child.tag in ('link', 'joint', 'transmission', 'actuator') and 'name' in child.attrib:
             child.set('name', '${prefix}' + child.get('name'))
         if child.tag in ('parent', 'child') and 'link' in child.attrib:
             child.set('link', '${prefix}' + child.get('link'))
+        if child.tag == 'mimic' and 'joint' in child.attrib:
+            child.set('joint', '${prefix}' + child.get('joint'))
         if child.tag == 'gazebo' and 'reference' in child.attrib:
             child.set('reference', '${prefix}' + child.get('reference'))
 

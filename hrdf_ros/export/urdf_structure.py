@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import defusedxml.ElementTree as SafeET
 
@@ -24,6 +24,7 @@ class UrdfJoint:
         name, type, parent, child: as in the URDF.
         lower, upper: ``<limit>`` position bounds (rad or m), or ``None``.
         velocity: ``<limit velocity>`` (rad/s or m/s), or ``None``.
+        mimic: ``(joint, multiplier, offset)`` of a ``<mimic>`` joint, else ``None``.
     """
 
     name: str
@@ -33,11 +34,18 @@ class UrdfJoint:
     lower: Optional[float] = None
     upper: Optional[float] = None
     velocity: Optional[float] = None
+    mimic: Optional[Tuple[str, float, float]] = None
 
     @property
     def is_movable(self) -> bool:
         """True for revolute, continuous and prismatic joints."""
         return self.type in MOVABLE_TYPES
+
+    @property
+    def is_active(self) -> bool:
+        """A movable joint with a value of its own (not a ``<mimic>`` joint): what
+        MoveIt plans for and ros2_control commands."""
+        return self.is_movable and self.mimic is None
 
 
 @dataclass(frozen=True)
@@ -70,7 +78,7 @@ def _float(node: ET.Element, attribute: str) -> Optional[float]:
     try:
         return float(value)
     except ValueError:
-        raise ValueError(f'URDF: <limit {attribute}="{value}"> is not a number') from None
+        raise ValueError(f'URDF: <{node.tag} {attribute}="{value}"> is not a number') from None
 
 
 def parse_urdf(urdf_text: str) -> UrdfStructure:
@@ -99,10 +107,15 @@ def parse_urdf(urdf_text: str) -> UrdfStructure:
         limit = node.find('limit')
         kind = node.get('type')
         bounded = kind in ('revolute', 'prismatic')
+        mimic = node.find('mimic')
+        if mimic is not None:
+            multiplier, offset = _float(mimic, 'multiplier'), _float(mimic, 'offset')
+            mimic = (mimic.get('joint'), 1.0 if multiplier is None else multiplier,
+                     0.0 if offset is None else offset)
         joints.append(UrdfJoint(node.get('name'), kind, parent.get('link'), child.get('link'),
                                 _float(limit, 'lower') if bounded else None,
                                 _float(limit, 'upper') if bounded else None,
-                                _float(limit, 'velocity')))
+                                _float(limit, 'velocity'), mimic))
     known = set(links)
     children = [j.child for j in joints]
     for j in joints:

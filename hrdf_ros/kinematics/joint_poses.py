@@ -37,6 +37,14 @@ def quaternion_product_matrix(q: np.ndarray) -> np.ndarray:
                      [-x, -y, -z, w]])
 
 
+def rotation_form(fixed: np.ndarray, axis) -> Tuple[Tuple[float, ...], Tuple[float, ...]]:
+    """(a, b) with the quaternion (x, y, z, w) of ``fixed @ R(axis, theta)`` equal to
+    ``sin(theta/2) a + cos(theta/2) b``, for a (4, 4) ``fixed`` and a unit ``axis`` (3,)."""
+    q_fixed = rotation_to_quaternion(np.asarray(fixed, dtype=float)[:3, :3])
+    a = quaternion_product_matrix(q_fixed) @ np.append(np.asarray(axis, dtype=float), 0.0)
+    return tuple(a.tolist()), tuple(q_fixed.tolist())
+
+
 class JointPoses:
     """Per degree of freedom, its moving transform as (x, y, z, w, tx, ty, tz).
 
@@ -71,8 +79,7 @@ class JointPoses:
                 a[3, :4] = q_fixed
                 a[2, 4:] = fixed[:3, :3] @ axis
             else:
-                a[0, :4] = quaternion_product_matrix(q_fixed) @ np.append(axis, 0.0)
-                a[1, :4] = q_fixed
+                a[0, :4], a[1, :4] = rotation_form(fixed, axis)
         self._coefficients = np.ones((dof, 1, 4))
         self._sin, self._cos = self._coefficients[:, 0, 0], self._coefficients[:, 0, 1]
         self._distance = self._coefficients[:, 0, 2]

@@ -17,6 +17,11 @@ Names this robot does not have are skipped and reported once each (at most
 memory). Joints of this robot absent from an accepted message keep their last position
 (``missing_joints='last'``, the default, as robot_state_publisher) or are set to 0
 (``missing_joints='zero'``). Before any message, every position is 0.
+
+Parallel grippers: their finger joints are read like the others but always keep their
+last position when absent (an arm and its gripper often publish apart); their mimic
+joints (``ignored``), which joint_state_publisher publishes too, are accepted and not
+read: the node computes them from the finger joint.
 """
 from __future__ import annotations
 
@@ -39,18 +44,26 @@ class JointInput:
         joint_names: this robot's joint names, in joint-position order.
         missing_joints: ``'last'`` or ``'zero'`` (see the module docstring).
         ignore_timestamp: accept messages whatever their stamp order.
+        kept: how many of the last ``joint_names`` (grippers' finger joints) keep their
+            last position when absent, whatever ``missing_joints``.
+        ignored: joint names accepted in messages but not read (mimic joints).
 
     Raises:
         ValueError: for an unknown ``missing_joints`` policy.
     """
 
     def __init__(self, joint_names: Sequence[str], missing_joints: str = 'last',
-                 ignore_timestamp: bool = False):
+                 ignore_timestamp: bool = False, kept: int = 0,
+                 ignored: Sequence[str] = ()):
         if missing_joints not in MISSING_JOINT_POLICIES:
             raise ValueError(f"missing_joints must be one of {', '.join(MISSING_JOINT_POLICIES)}"
                              f", got '{missing_joints}'")
         self.index = {name: k for k, name in enumerate(joint_names)}
         self._names = list(joint_names)
+        self._ignored = frozenset(ignored)
+        #: the joints other than the kept ones (an arm's joint_states without its gripper)
+        self._head = self._names[:len(self._names) - kept]
+        self._kept = kept
         self.missing_joints = missing_joints
         self.ignore_timestamp = ignore_timestamp
         #: latest accepted positions (rad or m) as Python floats, joint order (the
@@ -94,10 +107,11 @@ class JointInput:
             positions: positions (rad or m), same length as ``names``.
             stamp_ns: header stamp in ns (0: unstamped).
         """
-        if names == self._names and len(positions) == len(names):
-            # Fast path, the common case: every joint, in this robot's order, in plain
-            # Python (no numpy call). A sum is finite when every term is (the exact
-            # check runs only when it is not).
+        head = self._kept and names == self._head
+        if (names == self._names or head) and len(positions) == len(names):
+            # Fast path, the common case: every joint (or all but the grippers), in this
+            # robot's order, in plain Python (no numpy call). A sum is finite when every
+            # term is (the exact check runs only when it is not).
             reason = None
             if not math.isfinite(sum(positions)) and not all(map(math.isfinite, positions)):
                 reason = 'non-finite'
@@ -105,6 +119,8 @@ class JointInput:
                 reason = 'out of order'
             else:
                 updated = list(map(float, positions))
+                if head:
+                    updated += self.values[len(names):]
         else:
             reason, updated = self._general(names, positions, stamp_ns)
         if reason is not None:
@@ -145,7 +161,9 @@ class JointInput:
             return 'non-finite', None
         if not self._in_order(stamp_ns):
             return 'out of order', None
-        updated = self.positions if self.missing_joints == 'last' else np.zeros(len(self.values))
+        updated = self.positions
+        if self.missing_joints == 'zero':
+            updated[:len(updated) - self._kept] = 0.0
         updated[target] = values
         return None, updated.tolist()
 
@@ -155,11 +173,11 @@ class JointInput:
     def new_unknown_names(self, names: Sequence[str]) -> List[str]:
         """Names of the message this robot does not have and that were not reported
         before (bounded memory). Returns ``['...']`` once when the bound is reached."""
-        if names == self._names:
+        if names == self._names or (self._kept and names == self._head):
             return []
         fresh = []
         for name in names:
-            if name in self.index or name in self._reported_unknown:
+            if name in self.index or name in self._reported_unknown or name in self._ignored:
                 continue
             if len(self._reported_unknown) >= MAX_REPORTED_UNKNOWN:
                 if not self._unknown_overflow:

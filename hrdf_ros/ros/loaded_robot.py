@@ -14,6 +14,7 @@ import numpy as np
 from ..hrdf.diagnostics import Diagnostic, HrdfError
 from ..export.frame_tree import FrameTree, build_frame_tree, joint_origin
 from ..kinematics import Kinematics
+from ..kinematics import gripper as mechanism
 from ..model import RobotModel
 from ..hrdf.reader import load, loads
 from ..export.ros2_control import Ros2ControlOptions, add_ros2_control
@@ -36,8 +37,9 @@ class LoadError(Exception):
 class RobotOptions:
     """Node parameters that shape the description: robot name, TF frame prefix, joint
     names, joint limits ``{joint: (lower, upper) | JointLimit}`` (rad or m), HEBI meshes,
-    HEBI's exact masses (no physical fill, :mod:`hrdf_ros.export.inertials`), and the
-    ros2_control hardware (``None``: no ``<ros2_control>`` block)."""
+    HEBI's exact masses (no physical fill, :mod:`hrdf_ros.export.inertials`), the
+    ros2_control hardware (``None``: no ``<ros2_control>`` block), and whether parallel
+    grippers get their finger joint and mimic joints (:mod:`hrdf_ros.export.gripper`)."""
 
     robot_name: str = ''
     frame_prefix: str = ''
@@ -47,6 +49,7 @@ class RobotOptions:
     hebi_meshes: bool = False
     exact_masses: bool = False
     ros2_control: Optional[Ros2ControlOptions] = None
+    gripper_joints: bool = True
 
 
 @dataclass
@@ -58,6 +61,8 @@ class LoadedRobot:
         name: the URDF robot name.
         model, tree, kinematics, urdf: as the names say.
         moving_pairs: (parent, child) TF frame ids per degree of freedom, prefixed.
+            (A gripper's moving parts are in ``gripper_moving``, its fixed parts in
+            ``fixed_pairs``.)
         fixed_pairs: (parent, child) TF frame ids of fixed joints, prefixed.
         fixed_transforms: (k, 4, 4) parent -> child transforms of the fixed joints, m.
         base_frame_id: prefixed reference frame (the base link).
@@ -65,6 +70,10 @@ class LoadedRobot:
             except for HRDF ``<joint gear_ratio>``).
         export_notes: what the URDF adds to HEBI's model (physical fill) or replaces
             (missing meshes), one line each (:func:`~hrdf_ros.export.urdf.urdf_notes`).
+        gripper_moving: per moving gripper part, ``(parent, child, value index, h, a, b,
+            t)``: its transform is the quaternion ``sin(v h) a + cos(v h) b`` and the
+            translation t for the value v = values[value index] of the joint-state vector
+            (:attr:`input_joint_names`; :func:`hrdf_ros.kinematics.gripper.moving_forms`).
     """
 
     source: str
@@ -79,11 +88,28 @@ class LoadedRobot:
     base_frame_id: str
     gear_ratios: np.ndarray
     export_notes: List[str] = field(default_factory=list)
+    gripper_moving: List[tuple] = field(default_factory=list)
 
     @property
     def joint_names(self) -> List[str]:
         """Joint name per degree of freedom, in joint-position order."""
         return list(self.tree.dof_names)
+
+    @property
+    def gripper_joint_names(self) -> List[str]:
+        """The finger joint of every parallel gripper."""
+        return list(self.tree.gripper_joint_names)
+
+    @property
+    def input_joint_names(self) -> List[str]:
+        """The joints read from joint_states: the degrees of freedom, then the grippers'
+        finger joints."""
+        return self.joint_names + self.gripper_joint_names
+
+    @property
+    def mimic_joint_names(self) -> List[str]:
+        """Joints computed from a finger joint (accepted in joint_states, not read)."""
+        return [name for g in self.tree.grippers for name in g.mimic_joints]
 
 
 def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRobot:
@@ -94,7 +120,8 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
             names differs from the degrees of freedom, or limits name unknown joints).
     """
     try:
-        tree = build_frame_tree(model, list(naming.joint_names) or None, naming.joint_prefix)
+        tree = build_frame_tree(model, list(naming.joint_names) or None, naming.joint_prefix,
+                                naming.gripper_joints)
     except ValueError as exc:
         raise LoadError(str(exc)) from None
     name = naming.robot_name or (os.path.splitext(os.path.basename(source))[0]
@@ -110,15 +137,26 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
             urdf = add_ros2_control(urdf, naming.ros2_control)
     except ValueError as exc:
         raise LoadError(str(exc)) from None
+    fixed_pairs = [(prefix + j.parent, prefix + j.child) for j in fixed]
+    fixed_transforms = [joint_origin(model, j) for j in fixed]
+    moving_pairs = [(prefix + j.parent, prefix + j.child) for j in moving]
+    gripper_moving = []
+    for index, gripper in enumerate(tree.grippers):
+        for part in mechanism.PARTS:
+            pair = (prefix + gripper.link_of(part.parent), prefix + gripper.links[part.name])
+            if not part.moving:
+                fixed_pairs.append(pair)
+                fixed_transforms.append(part.origin)
+        value = len(tree.dof_names) + index
+        gripper_moving += [(prefix + gripper.link_of(p.parent), prefix + gripper.links[p.name],
+                            value, h, a, b, t) for p, h, a, b, t in mechanism.moving_forms()]
     return LoadedRobot(
         source=source, name=name, model=model, tree=tree, kinematics=Kinematics(model),
-        urdf=urdf,
-        moving_pairs=[(prefix + j.parent, prefix + j.child) for j in moving],
-        fixed_pairs=[(prefix + j.parent, prefix + j.child) for j in fixed],
-        fixed_transforms=np.array([joint_origin(model, j) for j in fixed]).reshape(-1, 4, 4),
+        urdf=urdf, moving_pairs=moving_pairs, fixed_pairs=fixed_pairs,
+        fixed_transforms=np.array(fixed_transforms).reshape(-1, 4, 4),
         base_frame_id=prefix + tree.links[0],
         gear_ratios=np.array([model.elements[e].gear_ratio for e in model.dof_elements]),
-        export_notes=notes)
+        export_notes=notes, gripper_moving=gripper_moving)
 
 
 def load_robot(naming: RobotOptions, path: str = '', text: str = '',

@@ -21,7 +21,10 @@ reload from a file or text), ~/validate_hrdf (as ``hrdf validate``; the model st
 Bad requests get ``success = False`` and a message, never an exception.
 
 joint_states carry URDF joint values; the node multiplies them by the HRDF ``gear_ratio``
-(1 for actuators) to get HEBI positions. Service positions are HEBI positions.
+(1 for actuators) to get HEBI positions. Service positions are HEBI positions. A parallel
+gripper's finger joint (``gripper_joint``) moves its parts on /tf, its mimic joints
+computed from it as robot_state_publisher does; the services answer for the HRDF's
+joints (the arm).
 
 joint_states hygiene (:mod:`hrdf_ros.ros.joint_input`): empty messages, mismatched
 name/position lengths, duplicate or non-finite positions and (unless
@@ -134,11 +137,14 @@ class HrdfStatePublisher(Node):
         Positions of joints that keep their name carry over to the new model.
         """
         previous = getattr(self, 'robot', None)
-        joint_input = JointInput(robot.joint_names, self.missing_joints, self.ignore_timestamp)
+        joint_input = JointInput(robot.input_joint_names, self.missing_joints,
+                                 self.ignore_timestamp, kept=len(robot.gripper_joint_names),
+                                 ignored=robot.mimic_joint_names)
         if previous is not None:
             joint_input.carry_over(self.input)
         self.robot, self.input = robot, joint_input
-        self._moving = MovingTransforms(robot) if robot.moving_pairs else None
+        self._moving = (MovingTransforms(robot) if robot.moving_pairs or robot.gripper_moving
+                        else None)
         self.queries = KinematicsQueries(robot.kinematics, robot.joint_names,
                                          robot.base_frame_id)
         self._stamp = None
@@ -154,8 +160,9 @@ class HrdfStatePublisher(Node):
             self._publish_moving(self.get_clock().now().to_msg())
         model = robot.model
         self.get_logger().info(
-            f'robot "{robot.name}" from {robot.source}: {model.dof_count} DoF '
-            f'[{", ".join(robot.joint_names)}], {len(model.elements)} elements, '
+            f'robot "{robot.name}" from {robot.source}: {model.dof_count} DoF [' + ', '.join(
+                robot.joint_names + [f'{g} (gripper)' for g in robot.gripper_joint_names])
+            + f'], {len(model.elements)} elements, '
             f'{len(robot.tree.links)} links, frames: '
             + ', '.join(f'{model.frame_count(t)} {t}'
                         for t in ('input', 'output', 'com', 'end_effector'))
@@ -226,8 +233,8 @@ class HrdfStatePublisher(Node):
     # -- joint_states and TF -----------------------------------------------------------
 
     def _on_joint_states(self, msg: JointState):
-        if not self.robot.joint_names:
-            return  # no degree of freedom: nothing moves, every message is for others
+        if self._moving is None:
+            return  # nothing moves: every message is for others
         stamp = msg.header.stamp
         stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
         unknown = self.input.new_unknown_names(msg.name)
@@ -294,8 +301,9 @@ class HrdfStatePublisher(Node):
     # -- services ----------------------------------------------------------------------
 
     def _hebi_positions(self) -> np.ndarray:
-        """The latest joint_states (URDF joint values) as HEBI positions: x gear ratio."""
-        return self.input.positions * self.robot.gear_ratios
+        """The latest joint_states (URDF joint values) as HEBI positions: x gear ratio
+        (the degrees of freedom; the grippers' finger joints are not HRDF joints)."""
+        return self.input.positions[:len(self.robot.gear_ratios)] * self.robot.gear_ratios
 
     def _latest(self) -> Optional[np.ndarray]:
         # Without degrees of freedom, the (empty) configuration is always known.

@@ -33,7 +33,12 @@ Parameters (read-only after start except ``hrdf_file``, ``publish_frequency`` an
         hardware (:mod:`hrdf_ros.export.ros2_control`); ``hebi`` also needs
         hebi_config_pkg and hebi_config_file (HEBI's config_pkg, config_file).
     missing_joints (string, ``last`` or ``zero``, default ``last``): the position of a
-        joint absent from a joint_states message.
+        joint absent from a joint_states message (a gripper's finger joint always keeps
+        its last position).
+    gripper_joints (bool, default true): parallel grippers (X5Parallel, R8Parallel) get
+        their finger joint ``gripper_joint`` and mimic joints in the URDF and on /tf;
+        false: one rigid end effector, as HEBI's library models it
+        (:mod:`hrdf_ros.export.gripper`).
     strict (bool, default false): spec deviations hebi-py accepts (a negative joint
         axis, ...; :mod:`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in
         ~/load_hrdf and ~/validate_hrdf; by default they are logged warnings.
@@ -185,7 +190,8 @@ def _declare(node: Node) -> NodeParameters:
         position_limits=limits,
         hebi_meshes=bool(node.declare_parameter('hebi_meshes', False, READ_ONLY).value),
         exact_masses=bool(node.declare_parameter('exact_masses', False, READ_ONLY).value),
-        ros2_control=_ros2_control(node))
+        ros2_control=_ros2_control(node),
+        gripper_joints=bool(node.declare_parameter('gripper_joints', True, READ_ONLY).value))
     missing_joints = node.declare_parameter('missing_joints', 'last', READ_ONLY).value
     ignore_timestamp = bool(node.declare_parameter('ignore_timestamp', False,
                                                    IGNORE_TIMESTAMP).value)

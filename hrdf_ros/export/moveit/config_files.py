@@ -16,7 +16,8 @@ writes them, with the additions MoveIt 2 needs to plan and execute:
   controller per group;
 * ros2_controllers: controller_manager at 100 Hz, ``joint_state_broadcaster`` and a
   ``joint_trajectory_controller`` per group (position command; position and velocity
-  state; ``allow_nonzero_velocity_at_trajectory_end``, as Setup Assistant writes).
+  state; ``allow_nonzero_velocity_at_trajectory_end``, as Setup Assistant writes);
+* a parallel gripper's controllers in both files: :mod:`.gripper_groups`.
 """
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from typing import Dict, Mapping, Sequence
 
 import yaml
 
+from .gripper_groups import (GripperGroup, moveit_controller_entries,
+                             ros2_controller_entries)
 from .groups import PlanningGroup
 from .limits import JointLimits
 
@@ -95,15 +98,17 @@ def pilz_cartesian_limits_yaml() -> str:
                  {'cartesian_limits': dict(PILZ_CARTESIAN_LIMITS)})
 
 
-def moveit_controllers_yaml(groups: Sequence[PlanningGroup]) -> str:
-    """config/moveit_controllers.yaml: trajectory execution and one FollowJointTrajectory
-    controller per group."""
-    manager = {'controller_names': [g.controller for g in groups]}
+def moveit_controllers_yaml(groups: Sequence[PlanningGroup],
+                            grippers: Sequence[GripperGroup] = ()) -> str:
+    """config/moveit_controllers.yaml: trajectory execution, one FollowJointTrajectory
+    controller per group and one ParallelGripperCommand controller per gripper."""
+    manager = {'controller_names': [g.controller for g in list(groups) + list(grippers)]}
     for group in groups:
         manager[group.controller] = {'type': 'FollowJointTrajectory',
                                      'joints': list(group.joints),
                                      'action_ns': 'follow_joint_trajectory',
                                      'default': True}
+    manager.update(moveit_controller_entries(grippers))
     return _yaml('MoveIt uses this configuration for controller management (hrdf_ros).', {
         'trajectory_execution': dict(TRAJECTORY_EXECUTION),
         'moveit_controller_manager':
@@ -111,13 +116,17 @@ def moveit_controllers_yaml(groups: Sequence[PlanningGroup]) -> str:
         'moveit_simple_controller_manager': manager})
 
 
-def ros2_controllers_yaml(groups: Sequence[PlanningGroup]) -> str:
-    """config/ros2_controllers.yaml: controller_manager, joint_state_broadcaster and a
-    joint_trajectory_controller per group."""
+def ros2_controllers_yaml(groups: Sequence[PlanningGroup],
+                          grippers: Sequence[GripperGroup] = ()) -> str:
+    """config/ros2_controllers.yaml: controller_manager, joint_state_broadcaster, a
+    joint_trajectory_controller per group and a gripper action controller per gripper."""
     manager = {'update_rate': CONTROLLER_UPDATE_RATE}
     for group in groups:
         manager[group.controller] = {
             'type': 'joint_trajectory_controller/JointTrajectoryController'}
+    gripper_controllers = ros2_controller_entries(grippers)
+    for name, (kind, _) in gripper_controllers.items():
+        manager[name] = {'type': kind}
     manager['joint_state_broadcaster'] = {
         'type': 'joint_state_broadcaster/JointStateBroadcaster'}
     data = {'controller_manager': {'ros__parameters': manager}}
@@ -127,6 +136,8 @@ def ros2_controllers_yaml(groups: Sequence[PlanningGroup]) -> str:
             'command_interfaces': list(CONTROLLER_COMMAND_INTERFACES),
             'state_interfaces': list(CONTROLLER_STATE_INTERFACES),
             'allow_nonzero_velocity_at_trajectory_end': True}}
+    for name, (_, parameters) in gripper_controllers.items():
+        data[name] = {'ros__parameters': dict(parameters)}
     return _yaml('This config file is used by ros2_control (hrdf_ros; update_rate in Hz).',
                  data)
 

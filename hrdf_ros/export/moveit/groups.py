@@ -75,13 +75,15 @@ def _relevant(urdf: UrdfStructure, children: Dict[str, List[UrdfJoint]],
     return relevant
 
 
-def planning_groups(urdf: UrdfStructure, end_effector_links: Sequence[str]
-                    ) -> List[PlanningGroup]:
+def planning_groups(urdf: UrdfStructure, end_effector_links: Sequence[str],
+                    ignored_links: Sequence[str] = ()) -> List[PlanningGroup]:
     """The planning groups of a URDF tree (see the module docstring).
 
     Args:
         urdf: the kinematic tree.
         end_effector_links: the end-effector link names.
+        ignored_links: links left out with what hangs on them (a parallel gripper's
+            parts: their joints form the gripper's own group, :mod:`.gripper_groups`).
 
     Returns:
         The groups in tree order (empty for a robot without movable joints).
@@ -94,8 +96,10 @@ def planning_groups(urdf: UrdfStructure, end_effector_links: Sequence[str]
             raise ValueError(f'end-effector link "{tip}" is not in the URDF')
     end_effectors = set(end_effector_links)
     children: Dict[str, List[UrdfJoint]] = {}
+    ignored = set(ignored_links)
     for joint in urdf.joints:
-        children.setdefault(joint.parent, []).append(joint)
+        if joint.child not in ignored:
+            children.setdefault(joint.parent, []).append(joint)
     relevant = _relevant(urdf, children, end_effectors)
 
     def useful(link: str) -> List[UrdfJoint]:

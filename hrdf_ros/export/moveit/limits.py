@@ -23,6 +23,9 @@ Sources of the values:
   same rule.
 * **Position**: the URDF's ``lower``/``upper`` (revolute and prismatic joints);
   continuous joints have none (MoveIt refuses position limits on them).
+* **A parallel gripper's joints**: the URDF's (:mod:`hrdf_ros.export.gripper`: HEBI's
+  gripper settings for the finger joint, mapped through the multiplier for its mimic
+  joints), acceleration by the same rule.
 
 Overrides (``--limits``): the format of :mod:`hrdf_ros.export.limits`; position,
 velocity and effort are the URDF's too, acceleration is MoveIt's only.
@@ -81,10 +84,16 @@ def joint_limits(model: RobotModel, tree: FrameTree, urdf: UrdfStructure,
         raise ValueError(f'limits given for unknown joints: {", ".join(unknown)} '
                          f'(joints: {", ".join(j.name for j in movable)})')
     element_of = dict(zip(tree.dof_names, model.dof_elements))
+    gripper_specs = {spec.name: spec for g in tree.grippers
+                     for spec in g.joint_specs(overrides.get(g.joint))}
     out = {}
     for joint in movable:
-        element = model.elements[element_of[joint.name]]
-        if element.max_speed is not None:
+        element = model.elements[element_of[joint.name]] if joint.name in element_of \
+            else None
+        if joint.name in gripper_specs:
+            spec = gripper_specs[joint.name]
+            velocity, effort, source = spec.velocity, spec.effort, 'HEBI gripper settings'
+        elif element.max_speed is not None:
             velocity = element.max_speed * abs(element.motion_scale)
             effort = element.max_effort / abs(element.motion_scale)
             source = f'{element.type} rated'

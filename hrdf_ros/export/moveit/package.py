@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Mapping, Optional
 
 import jinja2
@@ -27,6 +27,7 @@ from ..urdf_structure import parse_urdf
 from . import config_files as cf
 from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, collision_matrix
 from .collision_shapes import CollisionShapes, collision_shapes
+from .gripper_groups import GRIPPER_CONTROLLER_PACKAGE, GripperGroup, gripper_groups
 from .groups import PlanningGroup, planning_groups
 from ..limits import JointLimit, joint_limits as normalise_limits
 from .limits import joint_limits
@@ -79,6 +80,7 @@ class MoveItPackage:
         groups: the planning groups.
         disabled: ``{(link1, link2): reason}`` of the collision matrix.
         notes: what a user should know (opaque collision geometry, no groups...).
+        grippers: the parallel grippers' groups (:mod:`.gripper_groups`).
     """
 
     name: str
@@ -87,6 +89,7 @@ class MoveItPackage:
     groups: List[PlanningGroup]
     disabled: Dict[tuple, str]
     notes: List[str] = field(default_factory=list)
+    grippers: List[GripperGroup] = field(default_factory=list)
 
 
 def _environment() -> jinja2.Environment:
@@ -119,7 +122,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
                    ros2_control: Optional[Ros2ControlOptions] = None,
                    package_name: Optional[str] = None,
                    author_name: str = DEFAULT_AUTHOR, author_email: str = DEFAULT_EMAIL,
-                   timestamp: Optional[int] = None) -> MoveItPackage:
+                   timestamp: Optional[int] = None,
+                   gripper_joints: bool = True) -> MoveItPackage:
     """Every file of the MoveIt config package of ``model``.
 
     Args:
@@ -136,6 +140,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         package_name: default :func:`package_name_for` of the robot name.
         author_name, author_email: package maintainer.
         timestamp: ``.setup_assistant`` generation time, s since the epoch (default now).
+        gripper_joints: parallel grippers get their finger joint, group, end effector
+            and controllers (:mod:`.gripper_groups`; ignored when ``tree`` is given).
 
     Raises:
         ValueError: an unusable robot name, package name or e-mail, invalid limits or
@@ -151,15 +157,21 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
     if not _EMAIL.fullmatch(author_email):
         raise ValueError(f'"{author_email}" is not an e-mail address')
     control = ros2_control or Ros2ControlOptions()
-    tree = tree or build_frame_tree(model, joint_prefix=joint_prefix)
+    tree = tree or build_frame_tree(model, joint_prefix=joint_prefix,
+                                    gripper_joints=gripper_joints)
     overrides: Dict[str, JointLimit] = normalise_limits(limits)
     urdf_text = to_urdf(model, robot_name, tree=tree,
                         position_limits=overrides)
     urdf = parse_urdf(urdf_text)
-    joints = [j.name for j in urdf.joints if j.is_movable]
+    joints = [j.name for j in urdf.joints if j.is_active]
+    mimic = {j.name: j.mimic for j in urdf.joints if j.is_movable and j.mimic}
+    if not control.hebi_gripper_joint and len(tree.grippers) == 1:
+        control = replace(control, hebi_gripper_joint=tree.grippers[0].joint)
     control.check(joints)
     limit_values = joint_limits(model, tree, urdf, overrides)
-    groups = planning_groups(urdf, tree.end_effector_links) if joints else []
+    gripper_links = [link for g in tree.grippers for link in g.links.values()]
+    groups = planning_groups(urdf, tree.end_effector_links, gripper_links) if joints else []
+    grippers = gripper_groups(tree, urdf, groups)
     poser = LinkPoser(model, tree, urdf)
     notes = [] if groups else ['the robot has no degree of freedom: no planning group']
     if samples:
@@ -176,11 +188,14 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
               'home': {g.name: home_state(g, poser, checker, checked, seed=seed + 7)
                        for g in groups}}
     initial = dict(zip(joints, poser.default_values()))
+    initial.update({name: m * initial[source] + o for name, (source, m, o) in mimic.items()})
     macro = f'{ros_name(robot_name)}_ros2_control'
     env = _environment()
     context = {'package': package, 'robot': robot_name, 'source': model.path,
                'author_name': author_name, 'author_email': author_email,
-               'exec_depends': EXEC_DEPENDS, 'hardware': control.hardware,
+               'exec_depends': EXEC_DEPENDS + ((GRIPPER_CONTROLLER_PACKAGE,) if grippers
+                                               else ()),
+               'hardware': control.hardware,
                'hebi_config_pkg': control.hebi_config_pkg,
                'hebi_config_file': control.hebi_config_file,
                'hebi_gripper_joint': control.hebi_gripper_joint, 'macro': macro,
@@ -195,20 +210,21 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         f'config/{robot_name}.urdf': urdf_text,
         f'config/{robot_name}.urdf.xacro':
             env.get_template('config/robot.urdf.xacro.jinja').render(context),
-        f'config/{robot_name}.ros2_control.xacro': ros2_control_xacro(macro, joints),
-        f'config/{robot_name}.srdf': srdf_text(urdf, groups, states, disabled),
+        f'config/{robot_name}.ros2_control.xacro': ros2_control_xacro(macro, joints,
+                                                                      list(mimic)),
+        f'config/{robot_name}.srdf': srdf_text(urdf, groups, states, disabled, grippers),
         'config/initial_positions.yaml': cf.initial_positions_yaml(robot_name, initial),
         'config/kinematics.yaml': cf.kinematics_yaml(groups),
         'config/joint_limits.yaml': cf.joint_limits_yaml(limit_values),
         'config/pilz_cartesian_limits.yaml': cf.pilz_cartesian_limits_yaml(),
-        'config/moveit_controllers.yaml': cf.moveit_controllers_yaml(groups),
-        'config/ros2_controllers.yaml': cf.ros2_controllers_yaml(groups),
+        'config/moveit_controllers.yaml': cf.moveit_controllers_yaml(groups, grippers),
+        'config/ros2_controllers.yaml': cf.ros2_controllers_yaml(groups, grippers),
         'config/moveit.rviz': env.get_template('config/moveit.rviz.jinja').render(context),
     }
     launch = env.get_template('launch/bundle.launch.py.jinja')
     for bundle in LAUNCH_BUNDLES:
         files[f'launch/{bundle}.launch.py'] = launch.render(context, bundle=bundle)
-    return MoveItPackage(package, robot_name, files, groups, disabled, notes)
+    return MoveItPackage(package, robot_name, files, groups, disabled, notes, grippers)
 
 
 def write_moveit_package(package: MoveItPackage, out_dir: str) -> List[str]:
