@@ -6,11 +6,12 @@ filled with the frames or geometric Jacobians in the reference frame (convention
 :mod:`hrdf_ros.kinematics`).
 
 Layout: the batch is cut into chunks of c configurations (about equal, so that no chunk
-is nearly empty). Inside a chunk every matrix entry is one contiguous row of c values
-(a frame's top rows are a (3, 4, c) array), so a joint motion is element-wise arithmetic
-on whole rows and a constant factor F is one small product ``F^T @ x`` per row. Each
-joint frame is computed once, from its parent's; every requested frame is one product
-from its joint's frame (a joint frame that is itself requested is computed in place).
+is nearly empty). Inside a chunk every matrix entry is one contiguous row of c values:
+a joint frame is kept by columns, (4, 3, c), so a joint motion is element-wise
+arithmetic on two contiguous (3, c) blocks and a constant factor F one product
+``F^T @ columns``; a requested frame is kept by rows, (4, 4, c), in the order of the
+result. Each joint frame is computed once, from its parent's; the frames hung on one
+joint are one product from its frame.
 cos and sin of a joint angle come from t = tan(theta / 2) (``cos = 2 / (1 + t^2) - 1``,
 ``sin = t 2 / (1 + t^2)``): numpy evaluates tan in SIMD, cos and sin one value at a
 time (measured: 1.3 vs 2 x 8.7 ns per value). A chunk's results are written to the
@@ -29,9 +30,10 @@ import numpy as np
 
 from .frame_set import ROTATION_COLUMNS, FrameSet
 
-#: Doubles of chunk scratch (2 MB): longer chunks pay less Python per configuration,
-#: shorter ones stay in cache (measured on the 7-DoF kits).
-CACHE_DOUBLES = 2 ** 18
+#: Doubles of chunk scratch (8 MB): longer chunks pay less Python per configuration,
+#: shorter ones stay in cache; measured on the 7-DoF kits (2**15 - 2**21), 2**19 - 2**20
+#: are best.
+CACHE_DOUBLES = 2 ** 20
 #: Bounds of the chunk length (configurations): short chunks pay Python per call.
 MIN_CHUNK, MAX_CHUNK = 256, 8192
 #: Rows of scratch are this many doubles longer than the chunk: with a power-of-two row
@@ -70,15 +72,19 @@ def copy(src: np.ndarray, out: np.ndarray) -> None:
 
 
 class _Sweep:
-    """Joint frames of a chunk: scratch for every joint, and the steps that fill it."""
+    """Joint frames of a chunk, by columns: joint i's frame is ``columns[i]`` (4, 3, c),
+    entry (k, r) the row of c values of J_i[r, k]; ``columns[i][k]`` is column k of
+    the top rows (a contiguous (3, c) block), so a rotation mixes two contiguous blocks
+    and a constant factor is one product ``F^T @ columns`` of (4, 4) by (4, 3 c)."""
 
-    def __init__(self, fs: FrameSet, c: int, joint_rows: List[np.ndarray]):
+    def __init__(self, fs: FrameSet, c: int):
         self.fs, m = fs, fs.m
         self.theta = scratch(m, c, zero=True)   # positions; stale tails stay finite
         h, t, u = scratch(m, c), scratch(m, c), scratch(m, c)
         cos, sin = scratch(m, c), scratch(m, c)
-        self.rows = joint_rows                   # per joint, (3, 4, c)
-        pair_tmp = scratch(3, 2, c)
+        self.columns = np.empty((m, 4, 3, c))
+        flat = self.columns.reshape(m, 4, 3 * c)
+        tmp = np.empty((2, 3, c))
         # revolute: half the motion angle; prismatic: the motion (m)
         factor = np.where(fs.prismatic, fs.scale, 0.5 * fs.scale)[:, None]
         self.steps: List[Step] = [
@@ -86,32 +92,32 @@ class _Sweep:
             (np.multiply, (t, t), u), (np.add, (u, 1.0), u), (np.divide, (2.0, u), u),
             (np.multiply, (t, u), sin), (np.subtract, (u, 1.0), cos)]
         for i, parent in enumerate(fs.parent):
-            x = joint_rows[i]
             fixed = fs.fixed[i]
             if parent < 0:
-                self.steps.append((copy, (fixed[:3, :, None],), x))
+                self.steps.append((copy, (fixed[:3].T[:, :, None],), self.columns[i]))
             elif np.array_equal(fixed, np.eye(4)):
-                self.steps.append((copy, (joint_rows[parent],), x))
-            else:
-                self.steps.append((np.matmul, (np.ascontiguousarray(fixed.T),
-                                               joint_rows[parent]), x))
-            self.steps += self._motion(x, fs.axes[i], h[i], cos[i], sin[i], pair_tmp)
+                self.steps.append((copy, (flat[parent],), flat[i]))
+            else:                                    # J_i = J_p F_i: columns F^T @ columns
+                self.steps.append((np.matmul, (np.ascontiguousarray(fixed.T), flat[parent]),
+                                   flat[i]))
+            self.steps += self._motion(self.columns[i], fs.axes[i], h[i], cos[i], sin[i], tmp)
 
     @staticmethod
     def _motion(x, axis, d, cos, sin, tmp) -> List[Step]:
-        """Steps that right-multiply frames x (3, 4, c) by a joint motion, in place:
-        a translation d along ``axis`` adds d times that column to column 3; a rotation
-        mixes two columns, ``x_i' = cos x_i + sin x_j``, ``x_j' = cos x_j - sin x_i``."""
+        """Steps that right-multiply frames x (4, 3, c) (by columns) by a joint motion,
+        in place: a translation d along ``axis`` adds d times that column to column 3; a
+        rotation mixes two columns, ``x_i' = cos x_i + sin x_j``, ``x_j' = cos x_j -
+        sin x_i``."""
         if axis[0] == 't':
-            return [(np.multiply, (x[:, 'xyz'.index(axis[1])], d), tmp[:, 0]),
-                    (np.add, (x[:, 3], tmp[:, 0]), x[:, 3])]
+            return [(np.multiply, (x['xyz'.index(axis[1])], d), tmp[0]),
+                    (np.add, (x[3], tmp[0]), x[3])]
         i, j = ROTATION_COLUMNS[axis]
         lo, hi = min(i, j), max(i, j)
-        pair = x[:, lo:hi + 1:hi - lo]                    # columns lo and hi, a view
+        pair = x[lo:hi + 1:hi - lo]                       # columns lo and hi, a view
         a, b = (0, 1) if i == lo else (1, 0)             # i and j within the pair
         return [(np.multiply, (pair, sin), tmp), (np.multiply, (pair, cos), pair),
-                (np.add, (pair[:, a], tmp[:, b]), pair[:, a]),
-                (np.subtract, (pair[:, b], tmp[:, a]), pair[:, b])]
+                (np.add, (pair[a], tmp[b]), pair[a]),
+                (np.subtract, (pair[b], tmp[a]), pair[b])]
 
     def load(self, q: np.ndarray) -> None:
         """Take a chunk q (k, dof), k <= c, into the first k columns."""
@@ -119,10 +125,16 @@ class _Sweep:
         np.copyto(self.theta[:, :k], (q if fs.all_dofs else q[:, fs.joints]).T)
 
 
-def run(steps: List[Step]) -> None:
+def prepare(steps: List[Step]) -> List[Tuple[object, tuple]]:
+    """Steps as ``(function, arguments + (output,))``: numpy takes ``out`` as the last
+    positional argument, cheaper than a keyword in a loop of short calls."""
+    return [(function, args + (out,)) for function, args, out in steps]
+
+
+def run(steps: List[Tuple[object, tuple]]) -> None:
     """Run prepared steps in order."""
-    for function, args, out in steps:
-        function(*args, out=out)
+    for function, args in steps:
+        function(*args)
 
 
 def transforms(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
@@ -139,27 +151,21 @@ def transforms(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
     c = chunk_length(total, 16 * n + 12 * m + 20 * m + 12)
     block = scratch(n, 4, 4, c)
     block[:, 3] = np.array([0.0, 0.0, 0.0, 1.0])[:, None]
-    # A joint frame that is itself a requested frame (K = I) is computed in place.
-    direct = {}
-    for f, (a, k) in enumerate(zip(fs.anchor_local, fs.offsets)):
-        if a >= 0 and a not in direct and np.array_equal(k, np.eye(4)):
-            direct[a] = f
-    joint_rows = [block[direct[i], :3] if i in direct else scratch(3, 4, c)
-                  for i in range(m)]
-    sweep = _Sweep(fs, c, joint_rows)
+    sweep = _Sweep(fs, c)
     steps = list(sweep.steps)
     f = 0
     while f < n:                   # frames on one joint, consecutive: one product
         a, stop = fs.anchor_local[f], f + 1
+        while stop < n and fs.anchor_local[stop] == a:
+            stop += 1
         if a < 0:
-            block[f, :3] = fs.offsets[f][:3, :, None]
-        elif direct.get(a) != f:
-            while stop < n and fs.anchor_local[stop] == a and direct.get(a) != stop:
-                stop += 1
+            block[f:stop, :3] = fs.offsets[f:stop, :3, :, None]
+        else:                      # row r of J_a K_f is K_f^T @ (row r of J_a)
             offsets_t = np.ascontiguousarray(fs.offsets[f:stop].transpose(0, 2, 1))
-            steps.append((np.matmul, (offsets_t[:, None], joint_rows[a]), block[f:stop, :3]))
+            steps.append((np.matmul, (offsets_t[:, None], sweep.columns[a].transpose(1, 0, 2)),
+                          block[f:stop, :3]))
         f = stop
-    flat = block.reshape(n * 16, c)
+    flat, steps = block.reshape(n * 16, c), prepare(steps)
     rows = out.reshape(total, n * 16)
     for start in range(0, total, c):
         stop = min(start + c, total)
@@ -180,37 +186,45 @@ def jacobians(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
         return out
     c = chunk_length(total, 6 * n * dof + 13 * n + 37 * m + 12)
     block = scratch(n, 6, dof, c, zero=True)       # entries never written stay zero
-    points = scratch(5, n, c)                      # rows x y z x y of the frame origins
-    lever, tmp = scratch(5, n, c), scratch(3, n, c)
-    rows = [scratch(3, 4, c) for _ in range(m)]
-    sweep = _Sweep(fs, c, rows)
-    steps = list(sweep.steps)
-    for f in range(n):
-        a = fs.anchor_local[f]
-        if a >= 0:
-            steps.append((np.matmul, (fs.offsets[f][:, 3], rows[a]), points[:3, f]))
-    steps.append((copy, (points[:2],), points[3:]))
-    axes = scratch(m, 5, c)                        # rows x y z x y of each joint's axis
+    points = np.empty((n, 5, c))                   # frame origins, rows x y z x y
+    lever, tmp = np.empty((n, 5, c)), np.empty((n, 3, c))
+    sweep = _Sweep(fs, c)
+    columns, steps = sweep.columns, list(sweep.steps)
+    f = 0
+    while f < n:                   # origins of frames on one joint, consecutive: one product
+        a, stop = fs.anchor_local[f], f + 1
+        while stop < n and fs.anchor_local[stop] == a:
+            stop += 1
+        if a >= 0:                 # p_f = J_a K_f[:, 3]: (g, 4) @ (4, 3 c)
+            origins = np.ascontiguousarray(fs.offsets[f:stop, :, 3])
+            steps.append((np.matmul, (origins, columns[a].reshape(4, 3 * c)),
+                          points[f:stop, :3].reshape(stop - f, 3 * c)))
+        f = stop
+    steps.append((copy, (points[:, :2],), points[:, 3:]))
+    axes = np.empty((m, 5, c))                     # each joint's axis, rows x y z x y
+    if fs.axis_column is not None:                 # all axes are the same column: one step
+        steps.append((np.multiply, (columns[:, fs.axis_column], fs.scale[:, None, None]),
+                      axes[:, :3]))
+    else:
+        steps += [(np.multiply, (columns[i, fs.axis_columns[i]], fs.scale[i]), axes[i, :3])
+                  for i in range(m)]
+    steps.append((copy, (axes[:, :2],), axes[:, 3:]))
     for i in range(m):
-        x, z, column = rows[i], axes[i], fs.joints[i]
-        steps.append((np.multiply, (x[:, fs.axis_columns[i]], fs.scale[i]), z[:3]))
-        steps.append((copy, (z[:2],), z[3:]))
+        origin, z, column = columns[i, 3], axes[i], fs.joints[i]
         for frames in runs(fs.moved[:, i]):
             linear, angular = block[frames, :3, column], block[frames, 3:, column]
             if fs.prismatic[i]:
                 steps.append((copy, (z[None, :3],), linear))
                 continue
-            k = frames.stop - frames.start
-            d, t = lever[:, :k], tmp[:, :k]
+            d, t = lever[:frames.stop - frames.start], tmp[:frames.stop - frames.start]
             # d = p_f - o_i, then z x d = z[1:4] d[2:5] - z[2:5] d[1:4] (x y z x y rows)
-            steps += [(np.subtract, (points[:3, frames], x[:, 3, None]), d[:3]),
-                      (np.subtract, (points[3:, frames], x[:2, 3, None]), d[3:]),
-                      (np.multiply, (z[1:4, None], d[2:5]), linear.transpose(1, 0, 2)),
-                      (np.multiply, (z[2:5, None], d[1:4]), t),
-                      (np.subtract, (linear.transpose(1, 0, 2), t),
-                       linear.transpose(1, 0, 2)),
+            steps += [(np.subtract, (points[frames, :3], origin), d[:, :3]),
+                      (np.subtract, (points[frames, 3:], origin[:2]), d[:, 3:]),
+                      (np.multiply, (z[1:4], d[:, 2:5]), linear),
+                      (np.multiply, (z[2:5], d[:, 1:4]), t),
+                      (np.subtract, (linear, t), linear),
                       (copy, (z[None, :3],), angular)]
-    flat = block.reshape(n * 6 * dof, c)
+    flat, steps = block.reshape(n * 6 * dof, c), prepare(steps)
     result = out.reshape(total, n * 6 * dof)
     for start in range(0, total, c):
         stop = min(start + c, total)
