@@ -174,7 +174,7 @@ class FrameSet:
         w.joints[0] = np.eye(4)
         w.stack = w.joints.reshape(4 * (m + 1), 4)
         factors = w.factors.reshape(m, 4, 4)
-        w.steps = [(factors[i], w.joints[p + 1], w.joints[i + 1])
+        w.steps = [(factors[i].dot, w.joints[p + 1], w.joints[i + 1])
                    for i, p in enumerate(self.parent)]
         w.gathered = np.empty((self.count, 4, 4))
         w.g = np.empty((7, 6, m))
@@ -204,8 +204,8 @@ class FrameSet:
             w.coefficient_row.dot(self.basis_block, w.factor_row)
         else:
             np.matmul(w.coefficients, self.basis_t, out=w.factors)
-        for factor, parent, out in w.steps:
-            factor.dot(parent, out)                     # J_i^T = (F_i M_i)^T J_p^T
+        for dot, parent, out in w.steps:
+            dot(parent, out)                            # J_i^T = (F_i M_i)^T J_p^T
         return w
 
     def transforms(self, q: np.ndarray) -> np.ndarray:

@@ -11,7 +11,9 @@ takes positions of shape (0,) (or ``[]``) or (N, 0); its Jacobians are (…, 6, 
 Every request goes through a :class:`~.frame_set.FrameSet` (all frames of a type, or
 one frame), compiled from the model's :class:`~.structure.KinematicStructure` on first
 use and cached: one configuration is evaluated by :mod:`.frame_set`, a batch by
-:mod:`.batch`.
+:mod:`.batch`. Every call that returns an array also fills one given as ``out=`` (the
+result's shape, float64, C-contiguous, writeable; checked by :mod:`.buffers`) and
+returns it.
 """
 from __future__ import annotations
 
@@ -121,7 +123,7 @@ class Kinematics:
         fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
         if single:
-            return _into(out, fs.transform(q), q)
+            return fs.transform(q) if out is None else _into(out, fs.transform(q), q)
         out = result_array(out, (len(q), 4, 4), sources=(q,))
         batch.transforms(fs, q, out[:, None])
         return out
@@ -136,7 +138,7 @@ class Kinematics:
         fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
         if single:
-            return _into(out, fs.jacobians(q)[0], q)
+            return fs.jacobians(q)[0] if out is None else _into(out, fs.jacobians(q)[0], q)
         out = result_array(out, (len(q), 6, self.dof_count), sources=(q,))
         batch.jacobians(fs, q, out[:, None])
         return out
@@ -220,10 +222,10 @@ class Kinematics:
             ValueError: on an unknown frame type, wrong shape or non-finite positions,
                 or a bad ``out`` (see :meth:`frames`). TypeError: ``out`` not float64.
         """
-        fs = self._set(frame_type)
+        fs = self._sets.get(frame_type) or self._set(frame_type)
         q, single = self._positions(positions)
         if single:
-            return _into(out, fs.jacobians(q), q)
+            return fs.jacobians(q) if out is None else _into(out, fs.jacobians(q), q)
         out = result_array(out, (len(q), fs.count, 6, self.dof_count), sources=(q,))
         return batch.jacobians(fs, q, out)
 
@@ -261,10 +263,10 @@ class Kinematics:
                 memory with the positions.
             TypeError: ``out`` is not a numpy array of dtype float64.
         """
-        fs = self._set(frame_type)
+        fs = self._sets.get(frame_type) or self._set(frame_type)
         q, single = self._positions(positions)
         if single:
-            return _into(out, fs.transforms(q), q)
+            return fs.transforms(q) if out is None else _into(out, fs.transforms(q), q)
         out = result_array(out, (len(q), fs.count, 4, 4), sources=(q,))
         return batch.transforms(fs, q, out)
 
