@@ -281,8 +281,15 @@ def checks(rows: list, big: int):
 def report(rows: list, big: int) -> None:
     """Targets with PASS/FAIL, then the README table (markdown)."""
     print('\nTargets (PASS/FAIL per kit, ratios of this run):')
+    summary = {}
     for row, label, value, ok in checks(rows, big):
         print(f'  {"PASS" if ok else "FAIL"}  {row["kit"]:<32}{label:<58} {value:6.2f}')
+        summary.setdefault(label, []).append((value, ok))
+    print('\nTargets over all kits (README, Benchmarks):\n\n| target | this run | |\n|---|---|---|')
+    for label, results in summary.items():
+        values = [v for v, _ in results]
+        print(f'| {label} | {min(values):.2f}-{max(values):.2f} | '
+              f'{"pass" if all(ok for _, ok in results) else "**fail**"} |')
     print(f'\nREADME table (README.md, Benchmarks), N={big}:\n')
     print(f'| kit | case | N={big // 1000}k: us/config | ours / floor | out=: us/config | '
           'out= / refill | hebi-py / ours | Pinocchio / ours | pytorch_kinematics / ours | '

@@ -28,6 +28,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from .buffers import new_array
 from .frame_set import ROTATION_COLUMNS, FrameSet
 
 #: Doubles of chunk scratch (8 MB): longer chunks pay less Python per configuration,
@@ -142,7 +143,7 @@ def transforms(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
     """Fill ``out`` (N, n, 4, 4; a new array when None) with the frames for
     configurations q (N, dof); returns it."""
     total, n, m = q.shape[0], fs.count, fs.m
-    out = np.empty((total, n, 4, 4)) if out is None else out
+    out = new_array((total, n, 4, 4)) if out is None else out
     if not total:
         return out
     if not m:
@@ -153,17 +154,21 @@ def transforms(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
     block[:, 3] = np.array([0.0, 0.0, 0.0, 1.0])[:, None]
     sweep = _Sweep(fs, c)
     steps = list(sweep.steps)
+    identity = [bool(np.array_equal(k, np.eye(4))) for k in fs.offsets]
     f = 0
     while f < n:                   # frames on one joint, consecutive: one product
         a, stop = fs.anchor_local[f], f + 1
-        while stop < n and fs.anchor_local[stop] == a:
+        while (stop < n and fs.anchor_local[stop] == a and not identity[f]
+               and not identity[stop]):
             stop += 1
+        rows_a = sweep.columns[a].transpose(1, 0, 2)    # (3, 4, c): J_a by rows
         if a < 0:
             block[f:stop, :3] = fs.offsets[f:stop, :3, :, None]
+        elif identity[f]:          # the joint frame itself
+            steps.append((copy, (rows_a,), block[f, :3]))
         else:                      # row r of J_a K_f is K_f^T @ (row r of J_a)
             offsets_t = np.ascontiguousarray(fs.offsets[f:stop].transpose(0, 2, 1))
-            steps.append((np.matmul, (offsets_t[:, None], sweep.columns[a].transpose(1, 0, 2)),
-                          block[f:stop, :3]))
+            steps.append((np.matmul, (offsets_t[:, None], rows_a), block[f:stop, :3]))
         f = stop
     flat, steps = block.reshape(n * 16, c), prepare(steps)
     rows = out.reshape(total, n * 16)
@@ -180,7 +185,7 @@ def jacobians(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
     """Fill ``out`` (N, n, 6, dof; a new array when None) with the geometric Jacobians
     for configurations q (N, dof); returns it."""
     total, n, m, dof = q.shape[0], fs.count, fs.m, fs.dof_count
-    out = np.empty((total, n, 6, dof)) if out is None else out
+    out = new_array((total, n, 6, dof)) if out is None else out
     if not (total and m):
         out[...] = 0.0
         return out

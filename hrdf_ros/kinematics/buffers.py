@@ -22,6 +22,23 @@ from typing import Optional, Tuple
 
 import numpy as np
 
+#: A new result array of at least this many bytes is touched once per 4 KiB page before
+#: it is filled: the kernel then maps and zeroes all its pages in one go, instead of in
+#: the middle of the computation, where clearing each new page evicts the chunk's
+#: scratch from the cache (measured, all output frames of a 7-DoF arm at N=100k: 0.72
+#: -> 0.60 us per configuration; the same allocation filled right away: 0.22).
+PREFAULT_BYTES = 1 << 22
+
+
+def new_array(shape: Tuple[int, ...], zero: bool = False) -> np.ndarray:
+    """A new float64 array (zeroed if ``zero``), its pages mapped when it is large."""
+    if zero:
+        return np.zeros(shape)
+    out = np.empty(shape)
+    if out.nbytes >= PREFAULT_BYTES:
+        out.reshape(-1)[::512] = 0.0
+    return out
+
 
 def result_array(out: Optional[np.ndarray], shape: Tuple[int, ...], *,
                  sources: Tuple[np.ndarray, ...] = (), zero: bool = False) -> np.ndarray:
@@ -41,7 +58,7 @@ def result_array(out: Optional[np.ndarray], shape: Tuple[int, ...], *,
             shares memory with one of ``sources``.
     """
     if out is None:
-        return (np.zeros if zero else np.empty)(shape)
+        return new_array(shape, zero)
     if not isinstance(out, np.ndarray):
         raise TypeError(f'out must be a numpy array, got {type(out).__name__}')
     if out.dtype != np.float64:

@@ -164,8 +164,7 @@ class Kinematics:
             fs = self._sets['all'] = FrameSet(
                 s, np.concatenate([s.anchors[t] for t in FRAME_TYPES]),
                 np.concatenate([s.offsets[t] for t in FRAME_TYPES]))
-        frames = fs.transforms(q) if single else batch.transforms(
-            fs, q, np.empty((len(q), fs.count, 4, 4)))
+        frames = fs.transforms(q) if single else batch.transforms(fs, q)
         out, start = {}, 0
         for t in FRAME_TYPES:
             stop = start + self.structure.frame_count(t)
