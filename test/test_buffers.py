@@ -174,3 +174,21 @@ def test_out_without_joints():
                                                           (3, n, 4, 4)))
     jacobians = kin.jacobians('output', np.zeros((3, 0)), out=nan_like((3, n, 6, 0)))
     assert jacobians.shape == (3, n, 6, 0)
+
+
+def test_large_new_results_equal_out():
+    """Results large enough to be mapped before they are filled (buffers.PREFAULT_BYTES)
+    equal the same call into a caller's array and the single-configuration path."""
+    from hrdf_ros.kinematics.buffers import PREFAULT_BYTES
+    model = load(BUNDLED_ARM)
+    kin = Kinematics(model)
+    n, dof = model.frame_count('output'), model.dof_count
+    q = positions(model, PREFAULT_BYTES // (n * 6 * dof * 8) + 100, seed=9)
+    jacobians, frames = kin.jacobians('output', q), kin.frames('output', q)
+    assert jacobians.nbytes >= PREFAULT_BYTES
+    np.testing.assert_array_equal(jacobians, kin.jacobians('output', q,
+                                                           out=nan_like(jacobians.shape)))
+    np.testing.assert_array_equal(frames, kin.frames('output', q, out=nan_like(frames.shape)))
+    for k in (0, len(q) // 2, len(q) - 1):
+        np.testing.assert_allclose(jacobians[k], kin.jacobians('output', q[k]), atol=1e-13)
+        np.testing.assert_allclose(frames[k], kin.frames('output', q[k]), atol=1e-13)
