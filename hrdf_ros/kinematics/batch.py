@@ -192,7 +192,7 @@ def jacobians(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
     c = chunk_length(total, 6 * n * dof + 13 * n + 37 * m + 12)
     block = scratch(n, 6, dof, c, zero=True)       # entries never written stay zero
     points = np.empty((n, 5, c))                   # frame origins, rows x y z x y
-    lever, tmp = np.empty((n, 5, c)), np.empty((n, 3, c))
+    lever, tmp, tmp2 = np.empty((n, 5, c)), np.empty((n, 3, c)), np.empty((n, 3, c))
     sweep = _Sweep(fs, c)
     columns, steps = sweep.columns, list(sweep.steps)
     f = 0
@@ -221,13 +221,15 @@ def jacobians(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
             if fs.prismatic[i]:
                 steps.append((copy, (z[None, :3],), linear))
                 continue
-            d, t = lever[:frames.stop - frames.start], tmp[:frames.stop - frames.start]
-            # d = p_f - o_i, then z x d = z[1:4] d[2:5] - z[2:5] d[1:4] (x y z x y rows)
+            k = frames.stop - frames.start
+            d, t, u = lever[:k], tmp[:k], tmp2[:k]
+            # d = p_f - o_i, then z x d = z[1:4] d[2:5] - z[2:5] d[1:4] (x y z x y rows),
+            # the products in cached scratch, the block written once
             steps += [(np.subtract, (points[frames, :3], origin), d[:, :3]),
                       (np.subtract, (points[frames, 3:], origin[:2]), d[:, 3:]),
-                      (np.multiply, (z[1:4], d[:, 2:5]), linear),
+                      (np.multiply, (z[1:4], d[:, 2:5]), u),
                       (np.multiply, (z[2:5], d[:, 1:4]), t),
-                      (np.subtract, (linear, t), linear),
+                      (np.subtract, (u, t), linear),
                       (copy, (z[None, :3],), angular)]
     flat, steps = block.reshape(n * 6 * dof, c), prepare(steps)
     result = out.reshape(total, n * 6 * dof)

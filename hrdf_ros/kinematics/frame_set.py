@@ -191,7 +191,10 @@ class FrameSet:
 
     def _joint_frames(self, q: np.ndarray) -> SimpleNamespace:
         """Every joint frame of one configuration into the workspace (``w.joints``)."""
-        w = self._workspace()
+        try:
+            w = self._local.w
+        except AttributeError:
+            w = self._workspace()
         theta = q if self.all_dofs else q[self.joints]
         if not self.unit_scale:
             theta = theta * self.scale
