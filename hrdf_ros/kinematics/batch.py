@@ -1,9 +1,9 @@
-"""Batches of configurations: the frames and Jacobians of a :class:`~.frame_set.FrameSet`.
+"""Batches of configurations: the joint frames of a chunk (:class:`Sweep`, shared with
+:mod:`.batch_jacobians`) and the frames of a :class:`~.frame_set.FrameSet`.
 
-In: a FrameSet, checked joint positions q (N, dof), rad or m, and the (N, n, 4, 4) or
-(N, n, 6, dof) float64 C-contiguous array to fill (see :mod:`.buffers`). Out: that array,
-filled with the frames or geometric Jacobians in the reference frame (conventions of
-:mod:`hrdf_ros.kinematics`).
+In: a FrameSet, checked joint positions q (N, dof), rad or m, and the (N, n, 4, 4)
+float64 C-contiguous array to fill (see :mod:`.buffers`). Out: that array, filled with
+the frames in the reference frame (conventions of :mod:`hrdf_ros.kinematics`).
 
 Layout: the batch is cut into chunks of c configurations (about equal, so that no chunk
 is nearly empty). Inside a chunk every matrix entry is one contiguous row of c values:
@@ -11,10 +11,10 @@ a joint frame is kept by columns, (4, 3, c), so a joint motion is element-wise
 arithmetic on two contiguous (3, c) blocks and a constant factor F one product
 ``F^T @ columns``; a requested frame is kept by rows, (4, 4, c), in the order of the
 result. Each joint frame is computed once, from its parent's; the frames hung on one
-joint are one product from its frame.
+joint are one product from its frame (a joint frame itself is copied).
 cos and sin of a joint angle come from t = tan(theta / 2) (``cos = 2 / (1 + t^2) - 1``,
 ``sin = t 2 / (1 + t^2)``): numpy evaluates tan in SIMD, cos and sin one value at a
-time (measured: 1.3 vs 2 x 8.7 ns per value). A chunk's results are written to the
+time (measured: 1.3 vs 2 x 8.7 ns per value). A chunk's frames are written to the
 (N, ...) result in one transposing copy, the only pass over the result's memory.
 
 Every numpy call of a chunk is prepared once per batch as ``(function, arguments,
@@ -31,10 +31,10 @@ import numpy as np
 from .buffers import new_array
 from .frame_set import ROTATION_COLUMNS, FrameSet
 
-#: Doubles of chunk scratch (8 MB): longer chunks pay less Python per configuration,
+#: Doubles of chunk scratch (4 MB): longer chunks pay less Python per configuration,
 #: shorter ones stay in cache; measured on the 7-DoF kits (2**15 - 2**21), 2**19 - 2**20
-#: are best.
-CACHE_DOUBLES = 2 ** 20
+#: are best for frames, 2**17 - 2**19 for Jacobians.
+CACHE_DOUBLES = 2 ** 19
 #: Bounds of the chunk length (configurations): short chunks pay Python per call.
 MIN_CHUNK, MAX_CHUNK = 256, 8192
 #: Rows of scratch are this many doubles longer than the chunk: with a power-of-two row
@@ -72,7 +72,7 @@ def copy(src: np.ndarray, out: np.ndarray) -> None:
     np.copyto(out, src)
 
 
-class _Sweep:
+class Sweep:
     """Joint frames of a chunk, by columns: joint i's frame is ``columns[i]`` (4, 3, c),
     entry (k, r) the row of c values of J_i[r, k]; ``columns[i][k]`` is column k of
     the top rows (a contiguous (3, c) block), so a rotation mixes two contiguous blocks
@@ -152,7 +152,7 @@ def transforms(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
     c = chunk_length(total, 16 * n + 12 * m + 20 * m + 12)
     block = scratch(n, 4, 4, c)
     block[:, 3] = np.array([0.0, 0.0, 0.0, 1.0])[:, None]
-    sweep = _Sweep(fs, c)
+    sweep = Sweep(fs, c)
     steps = list(sweep.steps)
     identity = [bool(np.array_equal(k, np.eye(4))) for k in fs.offsets]
     f = 0
@@ -177,65 +177,4 @@ def transforms(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
         sweep.load(q[start:stop])
         run(steps)
         rows[start:stop] = flat[:, :stop - start].T
-    return out
-
-
-def jacobians(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
-              ) -> np.ndarray:
-    """Fill ``out`` (N, n, 6, dof; a new array when None) with the geometric Jacobians
-    for configurations q (N, dof); returns it."""
-    total, n, m, dof = q.shape[0], fs.count, fs.m, fs.dof_count
-    out = new_array((total, n, 6, dof)) if out is None else out
-    if not (total and m):
-        out[...] = 0.0
-        return out
-    c = chunk_length(total, 6 * n * dof + 13 * n + 37 * m + 12)
-    block = scratch(n, 6, dof, c, zero=True)       # entries never written stay zero
-    points = np.empty((n, 5, c))                   # frame origins, rows x y z x y
-    lever, tmp, tmp2 = np.empty((n, 5, c)), np.empty((n, 3, c)), np.empty((n, 3, c))
-    sweep = _Sweep(fs, c)
-    columns, steps = sweep.columns, list(sweep.steps)
-    f = 0
-    while f < n:                   # origins of frames on one joint, consecutive: one product
-        a, stop = fs.anchor_local[f], f + 1
-        while stop < n and fs.anchor_local[stop] == a:
-            stop += 1
-        if a >= 0:                 # p_f = J_a K_f[:, 3]: (g, 4) @ (4, 3 c)
-            origins = np.ascontiguousarray(fs.offsets[f:stop, :, 3])
-            steps.append((np.matmul, (origins, columns[a].reshape(4, 3 * c)),
-                          points[f:stop, :3].reshape(stop - f, 3 * c)))
-        f = stop
-    steps.append((copy, (points[:, :2],), points[:, 3:]))
-    axes = np.empty((m, 5, c))                     # each joint's axis, rows x y z x y
-    if fs.axis_column is not None:                 # all axes are the same column: one step
-        steps.append((np.multiply, (columns[:, fs.axis_column], fs.scale[:, None, None]),
-                      axes[:, :3]))
-    else:
-        steps += [(np.multiply, (columns[i, fs.axis_columns[i]], fs.scale[i]), axes[i, :3])
-                  for i in range(m)]
-    steps.append((copy, (axes[:, :2],), axes[:, 3:]))
-    for i in range(m):
-        origin, z, column = columns[i, 3], axes[i], fs.joints[i]
-        for frames in runs(fs.moved[:, i]):
-            linear, angular = block[frames, :3, column], block[frames, 3:, column]
-            if fs.prismatic[i]:
-                steps.append((copy, (z[None, :3],), linear))
-                continue
-            k = frames.stop - frames.start
-            d, t, u = lever[:k], tmp[:k], tmp2[:k]
-            # d = p_f - o_i, then z x d = z[1:4] d[2:5] - z[2:5] d[1:4] (x y z x y rows),
-            # the products in cached scratch, the block written once
-            steps += [(np.subtract, (points[frames, :3], origin), d[:, :3]),
-                      (np.subtract, (points[frames, 3:], origin[:2]), d[:, 3:]),
-                      (np.multiply, (z[1:4], d[:, 2:5]), u),
-                      (np.multiply, (z[2:5], d[:, 1:4]), t),
-                      (np.subtract, (u, t), linear),
-                      (copy, (z[None, :3],), angular)]
-    flat, steps = block.reshape(n * 6 * dof, c), prepare(steps)
-    result = out.reshape(total, n * 6 * dof)
-    for start in range(0, total, c):
-        stop = min(start + c, total)
-        sweep.load(q[start:stop])
-        run(steps)
-        result[start:stop] = flat[:, :stop - start].T
     return out

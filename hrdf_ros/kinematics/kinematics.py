@@ -22,7 +22,7 @@ from typing import Dict, Tuple
 import numpy as np
 
 from ..model import RobotModel
-from . import batch
+from . import batch, batch_jacobians
 from .buffers import result_array
 from .frame_set import FrameSet, factor_basis
 from .structure import FRAME_TYPES, KinematicStructure, check_frame_type
@@ -140,7 +140,7 @@ class Kinematics:
         if single:
             return fs.jacobians(q)[0] if out is None else _into(out, fs.jacobians(q)[0], q)
         out = result_array(out, (len(q), 6, self.dof_count), sources=(q,))
-        batch.jacobians(fs, q, out[:, None])
+        batch_jacobians.jacobians(fs, q, out[:, None])
         return out
 
     def forward_kinematics(self, positions) -> Dict[str, np.ndarray]:
@@ -226,7 +226,7 @@ class Kinematics:
         if single:
             return fs.jacobians(q) if out is None else _into(out, fs.jacobians(q), q)
         out = result_array(out, (len(q), fs.count, 6, self.dof_count), sources=(q,))
-        return batch.jacobians(fs, q, out)
+        return batch_jacobians.jacobians(fs, q, out)
 
     def end_effector_jacobian(self, positions, index: int = 0, out=None) -> np.ndarray:
         """Jacobian of an end-effector frame (the first by default): (6, dof) or
