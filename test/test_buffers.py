@@ -9,24 +9,12 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, MassProperties, load, loads
-from hrdf_ros.kinematics import batch
 from hrdf_ros.kinematics.structure import FRAME_TYPES
 
 from conftest import BUNDLED_ARM, HEBI_FRAME_TYPES, KITS, kit_id
-from test_frame_sets import BRANCHED, GEARED, NO_JOINTS, ROBOTS, positions
+from test_frame_sets import (BRANCHED, GEARED, NO_JOINTS, positions,  # noqa: F401
+                             robot, small_chunks)
 from test_jacobians import finite_difference_jacobian
-
-
-@pytest.fixture(params=list(ROBOTS), scope='module')
-def robot(request):
-    model = ROBOTS[request.param]()
-    return model, Kinematics(model)
-
-
-@pytest.fixture
-def small_chunks(monkeypatch):
-    monkeypatch.setattr(batch, 'MIN_CHUNK', 7)
-    monkeypatch.setattr(batch, 'MAX_CHUNK', 7)
 
 
 def nan_like(shape):

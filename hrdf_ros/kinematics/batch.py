@@ -138,6 +138,19 @@ def run(steps: List[Tuple[object, tuple]]) -> None:
         function(*args)
 
 
+def fill(sweep: 'Sweep', steps: List[Tuple[object, tuple]], q: np.ndarray,
+         rows: np.ndarray, out: np.ndarray) -> None:
+    """A batch chunk by chunk: each chunk of q (N, dof) loaded into the sweep, the
+    prepared steps run, and the chunk's result, ``rows`` (R, c: R values of each of
+    c configurations), written into ``out`` (N, R) by one transposing copy."""
+    c = rows.shape[1]
+    for start in range(0, len(q), c):
+        stop = min(start + c, len(q))
+        sweep.load(q[start:stop])
+        run(steps)
+        out[start:stop] = rows[:, :stop - start].T
+
+
 def transforms(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
                ) -> np.ndarray:
     """Fill ``out`` (N, n, 4, 4; a new array when None) with the frames for
@@ -170,11 +183,5 @@ def transforms(fs: FrameSet, q: np.ndarray, out: Optional[np.ndarray] = None
             offsets_t = np.ascontiguousarray(fs.offsets[f:stop].transpose(0, 2, 1))
             steps.append((np.matmul, (offsets_t[:, None], rows_a), block[f:stop, :3]))
         f = stop
-    flat, steps = block.reshape(n * 16, c), prepare(steps)
-    rows = out.reshape(total, n * 16)
-    for start in range(0, total, c):
-        stop = min(start + c, total)
-        sweep.load(q[start:stop])
-        run(steps)
-        rows[start:stop] = flat[:, :stop - start].T
+    fill(sweep, prepare(steps), q, block.reshape(n * 16, c), out.reshape(total, n * 16))
     return out

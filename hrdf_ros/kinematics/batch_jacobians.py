@@ -29,7 +29,8 @@ from typing import List
 
 import numpy as np
 
-from .batch import ROW_PAD, Step, Sweep, chunk_length, copy, prepare, run, runs, scratch
+from .batch import (ROW_PAD, Step, Sweep, chunk_length, copy, fill, prepare, run, runs,
+                    scratch)
 from .frame_set import FrameSet
 
 #: Frame sets of at least this many frames (and every joint) use the products.
@@ -150,11 +151,6 @@ def _per_joint(fs: FrameSet, q: np.ndarray, out: np.ndarray) -> np.ndarray:
                       (np.multiply, (z[2:5], d[:, 1:4]), t),
                       (np.subtract, (u, t), linear),
                       (copy, (z[None, :3],), angular)]
-    flat, steps = block.reshape(n * 6 * dof, c), prepare(steps)
-    result = out.reshape(total, n * 6 * dof)
-    for start in range(0, total, c):
-        stop = min(start + c, total)
-        sweep.load(q[start:stop])
-        run(steps)
-        result[start:stop] = flat[:, :stop - start].T
+    fill(sweep, prepare(steps), q, block.reshape(n * 6 * dof, c),
+         out.reshape(total, n * 6 * dof))
     return out
