@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load, loads
-from hrdf_ros.kinematics import batch
+from hrdf_ros.kinematics import batch, batch_jacobians
 from hrdf_ros.kinematics.joint_poses import JointPoses
 from hrdf_ros.kinematics.rotations import quaternion_to_rotation
 from hrdf_ros.kinematics.structure import FRAME_TYPES
@@ -201,7 +201,9 @@ def test_frames_in_any_order_and_mixed_types(small_chunks):
     offsets = [s.offsets[t][i] for t, i in picks]
     fs = FrameSet(s, anchors, offsets)
     q = positions(model, 17, seed=6)
-    frames, jacobians = batch.transforms(fs, q), batch.jacobians(fs, q)
+    frames = batch.transforms(fs, q)
+    jacobians = batch_jacobians.jacobians(fs, q, np.empty((len(q), len(picks), 6,
+                                                          model.dof_count)))
     for k in (0, 8, 16):
         np.testing.assert_allclose(frames[k], fs.transforms(q[k]), atol=1e-13, rtol=0)
         np.testing.assert_allclose(jacobians[k], fs.jacobians(q[k]), atol=1e-13, rtol=0)
@@ -209,3 +211,22 @@ def test_frames_in_any_order_and_mixed_types(small_chunks):
             np.testing.assert_allclose(frames[k, f], kin.frame(t, i, q[k]), atol=1e-13, rtol=0)
             np.testing.assert_allclose(jacobians[k, f], kin.frame_jacobian(t, i, q[k]),
                                        atol=1e-13, rtol=0)
+
+
+@pytest.mark.parametrize('least', [1, 10 ** 6], ids=['products', 'per_joint'])
+def test_both_batched_jacobian_ways_agree(robot, small_chunks, monkeypatch, least):
+    """batch_jacobians has two ways (per configuration products, per joint), chosen by
+    the number of frames: each, forced on every frame set, equals the single
+    configuration path."""
+    model, _ = robot
+    monkeypatch.setattr(batch_jacobians, 'PRODUCT_MIN_FRAMES', least)
+    kin = Kinematics(model)            # fresh: nothing cached from the other way
+    q = positions(model, 16, seed=7)
+    for frame_type in FRAME_TYPES:
+        jacobians = kin.jacobians(frame_type, q)
+        for k in (0, 7, 15):
+            np.testing.assert_allclose(jacobians[k], kin.jacobians(frame_type, q[k]),
+                                       atol=1e-13, rtol=0)
+        for index in range(model.frame_count(frame_type)):
+            np.testing.assert_allclose(kin.frame_jacobian(frame_type, index, q),
+                                       jacobians[:, index], atol=1e-13, rtol=0)

@@ -7,8 +7,10 @@ geometric Jacobians in the robot's reference frame, masses and gravity efforts.
 * :mod:`.structure` the model compiled once: the tree of joint frames, every frame a
   joint frame times a constant, which joint moves which frame;
 * :mod:`.frame_set` a list of frames (all of a type, or one) compiled, evaluated for one
-  configuration; :mod:`.batch` the same for batches; each joint frame computed once;
-* :mod:`.kinematics` :class:`Kinematics`, the API over all of the above;
+  configuration; :mod:`.batch` the same for batches (:mod:`.batch_jacobians` their
+  Jacobians); each joint frame computed once;
+* :mod:`.kinematics` :class:`Kinematics`, the API over all of the above; every batched
+  call takes ``out=``, a caller's array to fill (checked by :mod:`.buffers`);
 * :mod:`.joint_poses` the moving URDF/TF transforms as quaternions (the node's FK);
 * :mod:`.mass_properties` masses, centre of mass, inertia, gravity compensation;
 * :mod:`.rotations` roll-pitch-yaw and quaternion conversions for the exporters.

@@ -174,7 +174,7 @@ class FrameSet:
         w.joints[0] = np.eye(4)
         w.stack = w.joints.reshape(4 * (m + 1), 4)
         factors = w.factors.reshape(m, 4, 4)
-        w.steps = [(factors[i], w.joints[p + 1], w.joints[i + 1])
+        w.steps = [(factors[i].dot, w.joints[p + 1], w.joints[i + 1])
                    for i, p in enumerate(self.parent)]
         w.gathered = np.empty((self.count, 4, 4))
         w.g = np.empty((7, 6, m))
@@ -183,6 +183,7 @@ class FrameSet:
         w.o_term_in = w.g[4:7, :3, :].transpose(2, 1, 0)                   # (m, i, b)
         w.o_term_out = w.g[3, :3, :].T[:, :, None]                          # (m, 3, 1)
         w.origins = w.joints[1:, 3, :3][:, :, None]                         # (m, 3, 1)
+        w.jacobians = np.empty((self.count, 6 * m))
         if self.axis_column is not None:
             w.axes = w.joints[1:, self.axis_column, :3].T                   # (3, m)
         self._local.w = w
@@ -190,21 +191,24 @@ class FrameSet:
 
     def _joint_frames(self, q: np.ndarray) -> SimpleNamespace:
         """Every joint frame of one configuration into the workspace (``w.joints``)."""
-        w = self._workspace()
+        try:
+            w = self._local.w
+        except AttributeError:
+            w = self._workspace()
         theta = q if self.all_dofs else q[self.joints]
         if not self.unit_scale:
             theta = theta * self.scale
-        np.cos(theta, out=w.cos)
-        np.sin(theta, out=w.sin)
+        np.cos(theta, w.cos)                            # out positional: cheaper
+        np.sin(theta, w.sin)
         if self.any_prismatic:
             w.cos[self.prismatic] = theta[self.prismatic]
             w.sin[self.prismatic] = 0.0
         if self.basis_block is not None:
-            w.coefficient_row.dot(self.basis_block, out=w.factor_row)
+            w.coefficient_row.dot(self.basis_block, w.factor_row)
         else:
             np.matmul(w.coefficients, self.basis_t, out=w.factors)
-        for factor, parent, out in w.steps:
-            factor.dot(parent, out=out)                 # J_i^T = (F_i M_i)^T J_p^T
+        for dot, parent, out in w.steps:
+            dot(parent, out)                            # J_i^T = (F_i M_i)^T J_p^T
         return w
 
     def transforms(self, q: np.ndarray) -> np.ndarray:
@@ -237,17 +241,18 @@ class FrameSet:
         if not self.unit_scale:
             axes = axes * self.scale
         g = w.g
-        JACOBIAN_BASIS_2D.dot(axes, out=w.g42)
-        np.matmul(w.o_term_in, w.origins, out=w.o_term_out)                 # o_k x z_k
+        JACOBIAN_BASIS_2D.dot(axes, w.g42)
+        np.matmul(w.o_term_in, w.origins, w.o_term_out)                     # o_k x z_k
         if self.any_prismatic:
             g[:3, :, self.prismatic] = 0.0
             g[3, :3][:, self.prismatic] = axes[:, self.prismatic]
             g[3, 3:, self.prismatic] = 0.0
         if self.all_dofs:
-            out = np.empty((n, 6, m))
-            points.dot(w.g4, out=out.reshape(n, 6 * m))
             if not self.all_moved:
-                out *= self.mask6
+                points.dot(w.g4, w.jacobians)
+                return np.multiply(w.jacobians.reshape(n, 6, m), self.mask6)
+            out = np.empty((n, 6, m))
+            points.dot(w.g4, out.reshape(n, 6 * m))
             return out
         part = points.dot(w.g4).reshape(n, 6, m)
         if not self.all_moved:

@@ -11,17 +11,19 @@ takes positions of shape (0,) (or ``[]``) or (N, 0); its Jacobians are (…, 6, 
 Every request goes through a :class:`~.frame_set.FrameSet` (all frames of a type, or
 one frame), compiled from the model's :class:`~.structure.KinematicStructure` on first
 use and cached: one configuration is evaluated by :mod:`.frame_set`, a batch by
-:mod:`.batch`.
+:mod:`.batch`. Every call that returns an array also fills one given as ``out=`` (the
+result's shape, float64, C-contiguous, writeable; checked by :mod:`.buffers`) and
+returns it.
 """
 from __future__ import annotations
 
-import math
 from typing import Dict, Tuple
 
 import numpy as np
 
 from ..model import RobotModel
-from . import batch
+from . import batch, batch_jacobians
+from .buffers import result_array
 from .frame_set import FrameSet, factor_basis
 from .structure import FRAME_TYPES, KinematicStructure, check_frame_type
 
@@ -44,6 +46,7 @@ class Kinematics:
         self.base_frame = self.structure.base_frame
         self.output_count = self.structure.output_count
         self._sets: Dict[object, FrameSet] = {}
+        self._zeros = np.zeros(self.dof_count)
         self._dof_basis = np.array([
             factor_basis(np.asarray(model.elements[e].outputs[0], dtype=float),
                          model.elements[e].motion)
@@ -58,8 +61,9 @@ class Kinematics:
         """
         q = np.asarray(positions, dtype=float)
         if q.ndim == 1 and q.shape[0] == self.dof_count:
-            # For one configuration, plain Python is cheaper than a numpy reduction.
-            if not all(map(math.isfinite, q.tolist())):
+            # For one configuration, one product is cheaper than a numpy reduction:
+            # q . 0 is 0 exactly when every entry is finite (inf * 0 and nan are nan).
+            if q.dot(self._zeros) != 0.0:
                 raise ValueError('positions must be finite')
             return q, True
         if q.ndim != 2 or q.shape[1] != self.dof_count:
@@ -98,7 +102,7 @@ class Kinematics:
         self._sets[(frame_type, index)] = fs
         return fs
 
-    def frame(self, frame_type: str, index: int, positions) -> np.ndarray:
+    def frame(self, frame_type: str, index: int, positions, out=None) -> np.ndarray:
         """One frame, computed along its own path only (the fast path).
 
         Args:
@@ -106,31 +110,38 @@ class Kinematics:
             index: frame index within that type (see
                 :meth:`~hrdf_ros.model.RobotModel.frame_index` to find it from a tag).
             positions: (dof,) or (N, dof) joint positions (rad or m).
+            out: optional array of the result's shape to fill (see :meth:`frames`).
 
         Returns:
             (4, 4) or (N, 4, 4) transform in the reference frame (translation in m).
 
         Raises:
-            ValueError: unknown frame type, wrong shape or non-finite positions.
-            IndexError: frame index out of range.
+            ValueError: unknown frame type, bad positions or a bad ``out`` (see
+                :meth:`frames`). TypeError: ``out`` not float64. IndexError: frame index
+                out of range.
         """
         fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
-        return fs.transform(q) if single else batch.transforms(fs, q)[:, 0]
+        if single:
+            return fs.transform(q) if out is None else _into(out, fs.transform(q), q)
+        out = result_array(out, (len(q), 4, 4), sources=(q,))
+        batch.transforms(fs, q, out[:, None])
+        return out
 
-    def frame_jacobian(self, frame_type: str, index: int, positions) -> np.ndarray:
+    def frame_jacobian(self, frame_type: str, index: int, positions,
+                       out=None) -> np.ndarray:
         """Geometric Jacobian of one frame (convention of :meth:`jacobians`).
 
-        Returns:
-            (6, dof) or (N, 6, dof).
-
-        Raises:
-            ValueError: unknown frame type, wrong shape or non-finite positions.
-            IndexError: frame index out of range.
+        Returns (``out``, optional, filled as for :meth:`frames`): (6, dof) or
+        (N, 6, dof). Raises as :meth:`frame`.
         """
         fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
-        return fs.jacobians(q)[0] if single else batch.jacobians(fs, q)[:, 0]
+        if single:
+            return fs.jacobians(q)[0] if out is None else _into(out, fs.jacobians(q)[0], q)
+        out = result_array(out, (len(q), 6, self.dof_count), sources=(q,))
+        batch_jacobians.jacobians(fs, q, out[:, None])
+        return out
 
     def forward_kinematics(self, positions) -> Dict[str, np.ndarray]:
         """Every frame of every type for one configuration or a batch.
@@ -188,7 +199,7 @@ class Kinematics:
         out = np.matmul(coefficients, self._dof_basis).reshape(len(q), self.dof_count, 4, 4)
         return out[0] if single else out
 
-    def jacobians(self, frame_type: str, positions) -> np.ndarray:
+    def jacobians(self, frame_type: str, positions, out=None) -> np.ndarray:
         """Geometric Jacobians of every frame of a type (HEBI's convention).
 
         Column k maps joint velocity k (rad/s, or m/s for prismatic) to the frame's twist:
@@ -200,43 +211,79 @@ class Kinematics:
         Args:
             frame_type: ``input``, ``output``, ``com`` or ``end_effector``.
             positions: (dof,) or (N, dof) joint positions.
+            out: optional array to fill, as for :meth:`frames`: (n_frames, 6, dof) or
+                (N, n_frames, 6, dof), float64, C-contiguous.
 
         Returns:
-            (n_frames, 6, dof) or (N, n_frames, 6, dof).
+            (n_frames, 6, dof) or (N, n_frames, 6, dof) (``out`` when given).
 
         Raises:
-            ValueError: on an unknown frame type, wrong shape or non-finite positions.
+            ValueError: on an unknown frame type, wrong shape or non-finite positions,
+                or a bad ``out`` (see :meth:`frames`). TypeError: ``out`` not float64.
         """
-        fs = self._set(frame_type)
+        fs = self._sets.get(frame_type) or self._set(frame_type)
         q, single = self._positions(positions)
-        return fs.jacobians(q) if single else batch.jacobians(fs, q)
+        if single:
+            return fs.jacobians(q) if out is None else _into(out, fs.jacobians(q), q)
+        out = result_array(out, (len(q), fs.count, 6, self.dof_count), sources=(q,))
+        return batch_jacobians.jacobians(fs, q, out)
 
-    def end_effector_jacobian(self, positions, index: int = 0) -> np.ndarray:
+    def end_effector_jacobian(self, positions, index: int = 0, out=None) -> np.ndarray:
         """Jacobian of an end-effector frame (the first by default): (6, dof) or
-        (N, 6, dof), rows [vx vy vz wx wy wz] in the reference frame.
+        (N, 6, dof), rows [vx vy vz wx wy wz] in the reference frame; ``out`` as for
+        :meth:`frame_jacobian`.
 
         Raises:
             IndexError: when the model has no such end effector.
-            ValueError: on bad positions.
+            ValueError: on bad positions or a bad ``out``. TypeError: ``out`` not float64.
         """
-        return self.frame_jacobian('end_effector', index, positions)
+        return self.frame_jacobian('end_effector', index, positions, out=out)
 
-    def frames(self, frame_type: str, positions) -> np.ndarray:
-        """Frames of one type; see :meth:`forward_kinematics` for shapes.
+    def frames(self, frame_type: str, positions, out=None) -> np.ndarray:
+        """Frames of one type: (n_frames, 4, 4) or (N, n_frames, 4, 4), in the
+        reference frame (translation in m); see :meth:`forward_kinematics`.
+
+        Args:
+            frame_type: ``input``, ``output``, ``com`` or ``end_effector``.
+            positions: (dof,) or (N, dof) joint positions (rad or m).
+            out: optional result array, filled in place and returned: float64,
+                C-contiguous (``np.empty`` or a leading-axis slice ``buf[a:b]`` of one),
+                writeable, of exactly the result's shape, not sharing memory with
+                ``positions``. Reusing one buffer across calls saves the allocation and
+                the first touch of new memory, which dominate large batches (see
+                :mod:`~hrdf_ros.kinematics.buffers` for evaluating a batch in slices).
+
+        Returns:
+            the frames (``out`` when given).
 
         Raises:
-            ValueError: on an unknown frame type, wrong shape or non-finite positions.
+            ValueError: on an unknown frame type, wrong shape or non-finite positions,
+                or an ``out`` of another shape, not C-contiguous, read-only or sharing
+                memory with the positions.
+            TypeError: ``out`` is not a numpy array of dtype float64.
         """
-        fs = self._set(frame_type)
+        fs = self._sets.get(frame_type) or self._set(frame_type)
         q, single = self._positions(positions)
-        return fs.transforms(q) if single else batch.transforms(fs, q)
+        if single:
+            return fs.transforms(q) if out is None else _into(out, fs.transforms(q), q)
+        out = result_array(out, (len(q), fs.count, 4, 4), sources=(q,))
+        return batch.transforms(fs, q, out)
 
-    def end_effector(self, positions, index: int = 0) -> np.ndarray:
+    def end_effector(self, positions, index: int = 0, out=None) -> np.ndarray:
         """An end-effector frame (the first by default): (4, 4) or (N, 4, 4), in the
-        reference frame.
+        reference frame; ``out`` as for :meth:`frame`.
 
         Raises:
             IndexError: when the model has no such end effector.
-            ValueError: on bad positions.
+            ValueError: on bad positions or a bad ``out``. TypeError: ``out`` not float64.
         """
-        return self.frame('end_effector', index, positions)
+        return self.frame('end_effector', index, positions, out=out)
+
+
+def _into(out, result: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """A one-configuration result, copied into ``out`` when one is given (checked)."""
+    if out is None:
+        return result
+    out = result_array(out, result.shape, sources=(q,))
+    out[...] = result
+    return out

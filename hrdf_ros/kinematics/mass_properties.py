@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .buffers import result_array
 from .kinematics import Kinematics
 
 #: Standard gravity, m/s^2 (CGPM 1901; the value HEBI's examples use).
@@ -53,24 +54,33 @@ class MassProperties:
         self.inertia_tensors = _inertia_matrices([e.inertia for e in bodies]) if bodies \
             else np.empty((0, 3, 3))
 
-    def com_frames(self, positions) -> np.ndarray:
-        """(n_com, 4, 4) or (N, n_com, 4, 4) body COM frames in the reference frame.
+    def com_frames(self, positions, out=None) -> np.ndarray:
+        """(n_com, 4, 4) or (N, n_com, 4, 4) body COM frames in the reference frame;
+        ``out``: optional array of that shape to fill, as for
+        :meth:`~hrdf_ros.kinematics.Kinematics.frames`.
 
         Raises:
-            ValueError: on a wrong shape or non-finite positions.
+            ValueError: on a wrong shape or non-finite positions, or a bad ``out``.
+            TypeError: ``out`` is not a float64 numpy array.
         """
-        return self.kinematics.frames('com', positions)
+        return self.kinematics.frames('com', positions, out=out)
 
-    def center_of_mass(self, positions) -> np.ndarray:
-        """Whole-robot centre of mass, (3,) or (N, 3), m, in the reference frame.
+    def center_of_mass(self, positions, out=None) -> np.ndarray:
+        """Whole-robot centre of mass, (3,) or (N, 3), m, in the reference frame;
+        ``out``: optional float64 C-contiguous array of that shape to fill.
 
         Raises:
-            ValueError: on bad positions, or when the robot has no mass.
+            ValueError: on bad positions, or when the robot has no mass, or a bad
+                ``out``. TypeError: ``out`` is not a float64 numpy array.
         """
         if self.total_mass <= 0.0:
             raise ValueError('the robot has no mass; its centre of mass is undefined')
-        points = self.com_frames(positions)[..., :3, 3]          # (..., n, 3)
-        return np.einsum('i,...ij->...j', self.masses, points) / self.total_mass
+        frames = self.com_frames(positions)
+        out = result_array(out, frames.shape[:-3] + (3,),
+                           sources=(np.asarray(positions),))
+        np.einsum('i,...ij->...j', self.masses, frames[..., :3, 3], out=out)
+        out /= self.total_mass
+        return out
 
     def inertia_about_center_of_mass(self, positions) -> np.ndarray:
         """Whole-robot inertia tensor about its centre of mass, in the reference frame's
@@ -90,26 +100,29 @@ class MassProperties:
                     - r[..., :, None] * r[..., None, :])
         return np.einsum('i,...ijk->...jk', self.masses, parallel) + rotated.sum(axis=-3)
 
-    def gravity_compensation(self, positions, gravity=(0.0, 0.0, -STANDARD_GRAVITY)
-                             ) -> np.ndarray:
+    def gravity_compensation(self, positions, gravity=(0.0, 0.0, -STANDARD_GRAVITY),
+                             out=None) -> np.ndarray:
         """Joint efforts that hold the robot still against gravity.
 
         Args:
             positions: (dof,) or (N, dof) joint positions (rad or m).
             gravity: (3,) gravitational acceleration in the reference frame, m/s^2
                 (default: standard gravity along -z).
+            out: optional float64 C-contiguous array of the result's shape to fill.
 
         Returns:
             (dof,) or (N, dof) efforts, N m for revolute and N for prismatic degrees
             of freedom (HEBI's ``get_grav_comp_efforts``).
 
         Raises:
-            ValueError: on bad positions or a gravity vector that is not 3 finite
-                numbers.
+            ValueError: on bad positions, a gravity vector that is not 3 finite
+                numbers, or a bad ``out``. TypeError: ``out`` not a float64 array.
         """
         g = np.asarray(gravity, dtype=float)
         if g.shape != (3,) or not np.all(np.isfinite(g)):
             raise ValueError(f'gravity must be 3 finite numbers (m/s^2), got {gravity!r}')
         linear = self.kinematics.jacobians('com', positions)[..., :3, :]  # (..., n, 3, dof)
-        forces = self.masses[:, None] * g                                  # (n, 3)
-        return -np.einsum('...ijk,ij->...k', linear, forces)
+        forces = -self.masses[:, None] * g                                 # (n, 3)
+        out = result_array(out, linear.shape[:-3] + linear.shape[-1:],
+                           sources=(np.asarray(positions),))
+        return np.einsum('...ijk,ij->...k', linear, forces, out=out)
