@@ -17,6 +17,7 @@ from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_moveit, cmd_validate
 from .common import (EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser,
                      UsageError)
 from .info import cmd_info
+from .view import add_view_parser
 
 
 def _add_ros2_control_options(parser, help_text: str) -> None:
@@ -90,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ros2_control_options(p, 'default hardware of the package\'s ros2_control '
                                  'xacro (default mock)')
     p.set_defaults(run=cmd_moveit)
+    add_view_parser(sub)
     for p in sub.choices.values():
         p.add_argument('--strict', action='store_true', help=strict_help)
     return parser

@@ -1,0 +1,92 @@
+"""The viser server of a robot view: bound where asked, quiet, nothing reaching outside.
+
+In: host, port and a page title. Out: a started :class:`viser.ViserServer` with
+the page's look (z up, a ground grid at z = 0 through the root link's origin, HEBI red
+accents), its URL (:func:`page_url`), a camera framing the robot
+(:func:`frame_camera`), and :func:`stop_server`.
+
+* ``host`` defaults to 127.0.0.1 (this machine only); ``port`` 0 takes a free port, and
+  a port in use is replaced by the next free one (viser's rule): the URL says which.
+* Nothing leaves the machine: viser's share button (it tunnels the page through
+  viser's public server) is hidden, and a share request sent anyway is refused; the web
+  client ships inside the viser wheel (no CDN, fonts or maps are fetched).
+* viser prints a banner and a "Server stopped" line on stdout; both go nowhere here, so
+  a program's stdout stays its own (``hrdf view`` prints the URL first).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+from typing import Optional, Tuple
+
+import numpy as np
+import viser
+
+#: HEBI's red (hebi_description's ``red`` material, 0.82 0.06 0.06), 0..255.
+HEBI_RED = (209, 15, 15)
+#: Vertical field of view of the initial camera, rad.
+CAMERA_FOV = math.radians(50.0)
+#: Direction from the robot's centre to the initial camera (x front-right, z up).
+CAMERA_DIRECTION = np.array([1.6, -1.2, 0.9])
+
+
+def _refuse_share_url(verbose: bool = True) -> None:
+    """Replaces :meth:`viser.ViserServer.request_share_url`: never tunnel the page."""
+    return None
+
+
+def start_server(host: str = '127.0.0.1', port: int = 8080,
+                 label: Optional[str] = None) -> 'viser.ViserServer':
+    """A running viser server with the page's look (see the module docstring).
+
+    Raises:
+        OSError: the address cannot be bound (e.g. an unknown ``host``).
+    """
+    with contextlib.redirect_stdout(io.StringIO()):
+        server = viser.ViserServer(host=host, port=port, label=label, verbose=False)
+    server.request_share_url = _refuse_share_url
+    server.gui.configure_theme(show_share_button=False, show_logo=False,
+                               control_width='large', brand_color=HEBI_RED)
+    server.scene.set_up_direction('+z')
+    server.scene.add_grid('/grid', width=2.0, height=2.0, plane='xy', cell_size=0.1,
+                          section_size=0.5)
+    server.initial_camera.fov = CAMERA_FOV
+    server.initial_camera.up = (0.0, 0.0, 1.0)
+    return server
+
+
+def page_url(server) -> str:
+    """``http://<host>:<port>/`` of the page (a literal IPv6 host in brackets)."""
+    host = server.get_host()
+    if ':' in host:
+        host = f'[{host}]'
+    return f'http://{host}:{server.get_port()}/'
+
+
+def camera_for(bounds: np.ndarray, fov: float = CAMERA_FOV,
+               direction: np.ndarray = CAMERA_DIRECTION) -> Tuple[np.ndarray, np.ndarray]:
+    """(position, look_at) of a camera that sees the whole box ``bounds`` ((2, 3), m):
+    it looks at the box centre from ``direction``, far enough for the box's bounding
+    sphere to fit the vertical field of view ``fov`` (rad) with a margin."""
+    bounds = np.asarray(bounds, dtype=float)
+    centre = bounds.mean(axis=0)
+    radius = max(0.5 * float(np.linalg.norm(bounds[1] - bounds[0])), 0.05)
+    distance = 1.15 * radius / math.sin(fov / 2)
+    unit = np.asarray(direction, dtype=float) / np.linalg.norm(direction)
+    return centre + distance * unit, centre
+
+
+def frame_camera(server, bounds: Optional[np.ndarray]) -> None:
+    """Point the initial camera (new pages, and "reset view") at ``bounds``."""
+    if bounds is None:
+        return
+    position, look_at = camera_for(bounds)
+    server.initial_camera.look_at = tuple(look_at)
+    server.initial_camera.position = tuple(position)
+
+
+def stop_server(server) -> None:
+    """Stop the server and its threads (viser's "Server stopped" line dropped)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        server.stop()
