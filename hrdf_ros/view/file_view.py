@@ -38,7 +38,7 @@ from .server import frame_camera
 from .watch import FileWatcher
 
 #: Order of the page's sections (viser orders GUI elements by this number).
-ORDER_ERRORS, ORDER_JOINTS, ORDER_FK, ORDER_NOTES = 0.0, 1.0, 2.0, 3.0
+ORDER_ERRORS, ORDER_JOINTS, ORDER_SHOW, ORDER_FK, ORDER_NOTES = 0.0, 1.0, 1.5, 2.0, 3.0
 
 
 @dataclass
@@ -94,6 +94,10 @@ class FileView:
         self.errors: List[str] = []
         gui = server.gui
         self._errors = gui.add_markdown('', order=ORDER_ERRORS, visible=False)
+        with gui.add_folder('Show', order=ORDER_SHOW):
+            self._show_robot = gui.add_checkbox('robot', initial_value=True,
+                                                hint='the URDF\'s visual shapes')
+        self._show_robot.on_update(self._robot_toggled)
         self.fk = FkPanel(server, order=ORDER_FK)
         self._notes = gui.add_markdown('', order=ORDER_NOTES, visible=False)
         self.watcher = FileWatcher([path])
@@ -159,6 +163,7 @@ class FileView:
             if old_sliders is not None:
                 old_sliders.remove()
             self._show(self.sliders.values())
+            scene.visible = self._show_robot.value
             if old_scene is not None:
                 old_scene.remove()
             notes = [str(w) for w in model.warnings] + scene.notes
@@ -168,6 +173,11 @@ class FileView:
             self.errors = []
             self._errors.visible = False
             self.watcher.watch(self._watched(model))
+
+    def _robot_toggled(self, _event) -> None:
+        with self._lock:
+            if self.scene is not None:
+                self.scene.visible = self._show_robot.value
 
     def _on_values(self, values: Dict[str, float], generation: int) -> None:
         with self._lock:

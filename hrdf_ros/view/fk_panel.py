@@ -3,7 +3,7 @@
 In: a model, its frame tree and URDF joint values. Out: a "Forward kinematics" folder
 with toggles that draw every output, COM and end-effector frame
 (:class:`hrdf_ros.Kinematics`, the reference frame = the URDF root link ``base_link``),
-the pose of each end effector (xyz in m, roll-pitch-yaw in rad as URDF composes them,
+the pose of each end effector (x y z in m, roll pitch yaw in rad as URDF composes them,
 R = Rz(yaw) Ry(pitch) Rx(roll); 9 decimals, as ``hrdf fk`` prints), and the ``hrdf fk``
 command that prints the same frame.
 
@@ -34,10 +34,11 @@ def hebi_positions(model, tree, values: Dict[str, float]) -> np.ndarray:
 
 
 def pose_text(frame: np.ndarray) -> List[str]:
-    """Two lines: ``xyz (m)`` and ``rpy (rad)`` of a (4, 4) frame, 9 decimals."""
-    xyz = ' '.join(f'{v: .9f}' for v in frame[:3, 3])
-    rpy = ' '.join(f'{v: .9f}' for v in rotation_to_rpy(frame[:3, :3]))
-    return [f'xyz (m)   {xyz}', f'rpy (rad) {rpy}']
+    """Three lines ``x <m>  roll <rad>``, ``y .. pitch ..``, ``z .. yaw ..`` of a (4, 4)
+    frame, 9 decimals."""
+    rpy = rotation_to_rpy(frame[:3, :3])
+    return [f'{axis} {frame[k, 3]: .9f} m   {angle:<5} {rpy[k]: .9f} rad'
+            for k, (axis, angle) in enumerate(zip('xyz', ('roll', 'pitch', 'yaw')))]
 
 
 def fk_command(path: str, q: np.ndarray) -> str:

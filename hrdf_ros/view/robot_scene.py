@@ -12,6 +12,9 @@ joints following theirs (value = multiplier x joint + offset).
   index) and trimesh, scaled by the ``<mesh scale>``. A visual whose mesh has no local
   file is replaced by the link's ``<collision>`` shapes (the export writes primitives
   there for web meshes) and reported in :attr:`RobotScene.notes`.
+* Display detail: a mesh of more than :data:`MAX_DISPLAY_FACES` triangles is simplified
+  by vertex clustering (:func:`display_mesh`; HEBI's actuator meshes have about 48,000
+  each, which software WebGL, as on a robot computer without GPU, draws in seconds).
 * Colours: the visual's ``<material>`` colour (inline, or by name from the robot's
   materials), else ``default_colour`` (RGB 0..1).
 
@@ -33,6 +36,8 @@ import yourdfpy
 from ..kinematics.rotations import rotation_to_quaternion
 from .mesh_files import MeshNotFound, resolve_mesh
 
+#: Meshes with more triangles are simplified for display (see :func:`display_mesh`).
+MAX_DISPLAY_FACES = 12000
 #: Colour (RGB, 0..1) of visuals without a material.
 DEFAULT_COLOUR = (0.6, 0.6, 0.6)
 #: Slider range of a revolute/continuous joint without limits, rad; of a prismatic one, m.
@@ -124,7 +129,29 @@ def shape_mesh(geometry, base_directory: Optional[str] = None) -> 'trimesh.Trime
     scale = geometry.mesh.scale
     if scale is not None:
         mesh.apply_scale(np.broadcast_to(np.asarray(scale, dtype=float), (3,)))
-    return mesh
+    return display_mesh(mesh)
+
+
+def display_mesh(mesh: 'trimesh.Trimesh', max_faces: int = MAX_DISPLAY_FACES
+                 ) -> 'trimesh.Trimesh':
+    """``mesh`` with at most ``max_faces`` triangles, for display only: vertices snapped
+    to a grid (cells 1/100 of the largest extent, coarser until few enough triangles
+    remain) and merged, degenerate and repeated triangles dropped. Shape and size are
+    kept to about one cell (about 1 mm on an X-series actuator)."""
+    if len(mesh.faces) <= max_faces:
+        return mesh
+    cell = float(np.max(mesh.extents)) / 100.0
+    for _ in range(12):
+        out = trimesh.Trimesh(np.round(mesh.vertices / cell) * cell, mesh.faces,
+                              process=False)
+        out.merge_vertices()
+        out.update_faces(out.nondegenerate_faces())
+        out.update_faces(out.unique_faces())
+        out.remove_unreferenced_vertices()
+        if len(out.faces) <= max_faces:
+            break
+        cell *= 1.5
+    return out
 
 
 def _wxyz(rotation: np.ndarray) -> np.ndarray:
@@ -173,7 +200,8 @@ class RobotScene:
                 handle = scene.add_mesh_simple(
                     f'{root}/link{k}/visual{n}', mesh.vertices, mesh.faces,
                     color=tuple(int(round(255 * c)) for c in rgb),
-                    wxyz=_wxyz(pose[:3, :3]), position=pose[:3, 3])
+                    wxyz=_wxyz(pose[:3, :3]), position=pose[:3, 3],
+                    cast_shadow=False, receive_shadow=False)
                 self._handles.append(handle)
                 box = trimesh.bounds.corners(mesh.bounds)
                 corners.append(trimesh.transform_points(box, pose))
@@ -229,6 +257,16 @@ class RobotScene:
             return None
         points = np.concatenate(points)
         return np.array([points.min(axis=0), points.max(axis=0)])
+
+    @property
+    def visible(self) -> bool:
+        """Whether the robot is drawn."""
+        return bool(self._handles and self._handles[0].visible)
+
+    @visible.setter
+    def visible(self, value: bool) -> None:
+        if self._handles:
+            self._handles[0].visible = bool(value)
 
     def remove(self) -> None:
         """Take the robot out of the scene."""

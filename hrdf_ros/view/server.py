@@ -10,17 +10,23 @@ accents), its URL (:func:`page_url`), a camera framing the robot
 * Nothing leaves the machine: viser's share button (it tunnels the page through
   viser's public server) is hidden, and a share request sent anyway is refused; the web
   client ships inside the viser wheel (no CDN, fonts or maps are fetched).
-* viser prints a banner and a "Server stopped" line on stdout; both go nowhere here, so
-  a program's stdout stays its own (``hrdf view`` prints the URL first).
+* viser prints (with rich) a banner and a "Server stopped" line; both go nowhere here,
+  and its other messages go to stderr, so a program's stdout stays its own (``hrdf
+  view`` prints the URL first).
+* :func:`stop_server` waits at most :data:`STOP_TIMEOUT` for viser's threads (daemon
+  threads: they do not hold the process), so Ctrl-C ends a program promptly even while
+  a browser is connected.
 """
 from __future__ import annotations
 
-import contextlib
 import io
 import math
+import sys
+import threading
 from typing import Optional, Tuple
 
 import numpy as np
+import rich
 import viser
 
 #: HEBI's red (hebi_description's ``red`` material, 0.82 0.06 0.06), 0..255.
@@ -29,6 +35,8 @@ HEBI_RED = (209, 15, 15)
 CAMERA_FOV = math.radians(50.0)
 #: Direction from the robot's centre to the initial camera (x front-right, z up).
 CAMERA_DIRECTION = np.array([1.6, -1.2, 0.9])
+#: Seconds :func:`stop_server` waits for viser's threads.
+STOP_TIMEOUT = 1.5
 
 
 def _refuse_share_url(verbose: bool = True) -> None:
@@ -43,12 +51,18 @@ def start_server(host: str = '127.0.0.1', port: int = 8080,
     Raises:
         OSError: the address cannot be bound (e.g. an unknown ``host``).
     """
-    with contextlib.redirect_stdout(io.StringIO()):
+    rich.reconfigure(file=io.StringIO())  # the banner
+    try:
         server = viser.ViserServer(host=host, port=port, label=label, verbose=False)
+    finally:
+        rich.reconfigure(file=sys.stderr)
     server.request_share_url = _refuse_share_url
     server.gui.configure_theme(show_share_button=False, show_logo=False,
                                control_width='large', brand_color=HEBI_RED)
     server.scene.set_up_direction('+z')
+    # no shadows: each shadow cascade draws the whole robot again, which software WebGL
+    # (a robot computer without GPU, a headless browser) pays for in seconds per frame
+    server.scene.configure_default_lights(enabled=True, cast_shadow=False)
     server.scene.add_grid('/grid', width=2.0, height=2.0, plane='xy', cell_size=0.1,
                           section_size=0.5)
     server.initial_camera.fov = CAMERA_FOV
@@ -86,7 +100,10 @@ def frame_camera(server, bounds: Optional[np.ndarray]) -> None:
     server.initial_camera.position = tuple(position)
 
 
-def stop_server(server) -> None:
-    """Stop the server and its threads (viser's "Server stopped" line dropped)."""
-    with contextlib.redirect_stdout(io.StringIO()):
-        server.stop()
+def stop_server(server, timeout: float = STOP_TIMEOUT) -> None:
+    """Stop the server: its clients are disconnected, its threads end (at most
+    ``timeout`` s is waited for them); viser's "Server stopped" line is dropped."""
+    rich.reconfigure(file=io.StringIO())
+    stopping = threading.Thread(target=server.stop, name='viser-stop', daemon=True)
+    stopping.start()
+    stopping.join(timeout)
