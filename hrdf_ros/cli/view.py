@@ -11,7 +11,7 @@ extra); it is imported only once this command runs, so the other commands never 
 """
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import signal
 import sys
 import threading
@@ -28,8 +28,14 @@ POLL_S = 0.2
 
 
 def missing_view_packages() -> List[str]:
-    """The packages of the ``view`` extra that are not importable."""
-    return [name for name in VIEW_PACKAGES if importlib.util.find_spec(name) is None]
+    """The packages of the ``view`` extra that do not import."""
+    missing = []
+    for name in VIEW_PACKAGES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing
 
 
 def add_view_parser(sub, help_text: str = 'show the robot in the browser (live reload)'):
@@ -66,6 +72,7 @@ def cmd_view(args) -> int:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, request_stop)
+    print(f'hrdf view: loading {args.file}', file=sys.stderr, flush=True)
     missing = missing_view_packages()
     if missing:
         raise UsageError(f'{INSTALL_HINT} (missing: {", ".join(missing)})')

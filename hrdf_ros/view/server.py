@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import math
+import socket
 import sys
 import threading
 from typing import Optional, Tuple
@@ -44,6 +45,18 @@ def _refuse_share_url(verbose: bool = True) -> None:
     return None
 
 
+def check_host(host: str) -> None:
+    """Raise OSError unless ``host`` names an address of this machine (viser itself
+    would retry the next port for ever).
+
+    Raises:
+        OSError: an unknown name, or an address that cannot be bound here.
+    """
+    family, kind, proto, _, address = socket.getaddrinfo(host, 0, type=socket.SOCK_STREAM)[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.bind(address)
+
+
 def start_server(host: str = '127.0.0.1', port: int = 8080,
                  label: Optional[str] = None) -> 'viser.ViserServer':
     """A running viser server with the page's look (see the module docstring).
@@ -51,6 +64,7 @@ def start_server(host: str = '127.0.0.1', port: int = 8080,
     Raises:
         OSError: the address cannot be bound (e.g. an unknown ``host``).
     """
+    check_host(host)
     rich.reconfigure(file=io.StringIO())  # the banner
     try:
         server = viser.ViserServer(host=host, port=port, label=label, verbose=False)
