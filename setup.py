@@ -33,6 +33,7 @@ setup(
     entry_points={
         'console_scripts': [
             'hrdf_ros_node = hrdf_ros.ros.node:main',
+            'hrdf_ros_web_view = hrdf_ros.ros.web_view:main',
             'hrdf = hrdf_ros.cli:main',
         ],
     },

@@ -14,7 +14,7 @@
 #      get_package_share_directory('hrdf_ros') find it: the ament index marker,
 #      share/hrdf_ros/{package.xml,launch/*,config/*} as per-file symlinks into the
 #      source tree (edits show at once; launch does not enter symlinked directories)
-#      and lib/hrdf_ros/{hrdf_ros_node,hrdf} linked to the console scripts
+#      and lib/hrdf_ros/{hrdf_ros_node,hrdf_ros_web_view,hrdf} linked to the console scripts
 #
 # Idempotent: every step is skipped when its stamp is newer than its inputs, so
 # a re-run with nothing changed takes a second or two. Step 7 always runs (a few
@@ -278,7 +278,7 @@ if [[ -f "$ROOT/setup.py" ]]; then
         ln -sfn "$f" "$share/$rel"
     done
     shopt -u nullglob
-    for exe in hrdf_ros_node hrdf; do
+    for exe in hrdf_ros_node hrdf_ros_web_view hrdf; do
         [[ -x "$VENV/bin/$exe" ]] || die "$VENV/bin/$exe missing after pip install -e ."
         ln -sfn "../../bin/$exe" "$VENV/lib/$pkg/$exe"
     done

@@ -154,6 +154,22 @@ def page_requests(netlog: str) -> List[tuple]:
     return out
 
 
+def checked_browser():
+    """Generator for a module-scoped fixture: one chromium; at the end, no request may
+    have left 127.0.0.1: none in the performance log (the pages), none in chromium's net
+    log with a page or worker as initiator (viser's websocket lives in a worker, which the
+    performance log does not show). Chromium's own services (sign-in, component updates,
+    the search engine's preconnect) try other hosts whatever the page does: the proxy on
+    127.0.0.1 refuses them (``driver.outside``)."""
+    with chromium() as driver:
+        yield driver
+        urls = requested_urls(driver)
+        assert any(u.startswith('http://127.0.0.1:') for u in urls), urls
+        assert outside_requests(urls) == []
+    assert any(u.startswith('ws://127.0.0.1:') for u, _ in driver.page_requests)
+    assert outside_requests([u for u, _ in driver.page_requests]) == []
+
+
 def requested_urls(driver) -> List[str]:
     """Every URL the browser requested or opened a WebSocket to since it started."""
     for entry in driver.get_log('performance'):

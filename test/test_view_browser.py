@@ -23,11 +23,12 @@ import time
 import numpy as np
 import pytest
 
-from browser import (CAMERA, ViewProcess, camera_query, checkbox, chromium, click_button,
+from browser import (CAMERA, ViewProcess, camera_query, checkbox, checked_browser, chromium,
+                     click_button,
                      code_blocks, outside_requests, page_text, project, require_browser,
                      requested_urls, settled_screenshot, slider, slider_labels, sliders,
                      wait_text)
-from conftest import KITS_DIR
+from conftest import KITS_DIR, REPO
 from hebi_description import HEBI_DESCRIPTION, prefix_env, require_hebi_description
 from hrdf_ros import load, to_urdf
 from hrdf_ros.export.frame_tree import build_frame_tree
@@ -45,18 +46,9 @@ PIXEL_DIFFERENCE = 40
 
 @pytest.fixture(scope='module')
 def browser():
-    """One chromium for the module. At the end, no request may have left 127.0.0.1:
-    none in the performance log (the pages), none in chromium's net log with a page or
-    worker as initiator (viser's websocket lives in a worker, which the performance log
-    does not show). Chromium's own services (sign-in, component updates) try other hosts
-    whatever the page does; a proxy on 127.0.0.1 refuses them (``driver.outside``)."""
-    with chromium() as driver:
-        yield driver
-        urls = requested_urls(driver)
-        assert any(u.startswith('http://127.0.0.1:') for u in urls), urls
-        assert outside_requests(urls) == []
-    assert any(u.startswith('ws://127.0.0.1:') for u, _ in driver.page_requests)
-    assert outside_requests([u for u, _ in driver.page_requests]) == []
+    """One chromium for the module; no request may leave 127.0.0.1
+    (:func:`browser.checked_browser`)."""
+    yield from checked_browser()
 
 
 PAGE = b"""<html><body><script>
@@ -298,3 +290,22 @@ def test_share_button_is_hidden_and_the_server_listens_on_127_0_0_1(browser, vie
                 if state == '0A' and int(local.split(':')[1], 16) == port:
                     listening.append(local.split(':')[0])
     assert listening == ['0100007F']  # 127.0.0.1 only
+
+
+def test_the_readme_picture_is_made_by_its_script(tmp_path):
+    """scripts/view_screenshot.py (docs/hrdf_view.png): the kit with HEBI's meshes, in
+    HEBI red, at a non-zero pose, as a small palette PNG."""
+    import importlib.util
+
+    from PIL import Image
+    spec = importlib.util.spec_from_file_location(
+        'view_screenshot', os.path.join(REPO, 'scripts', 'view_screenshot.py'))
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert any(float(v) for v in script.POSITIONS.split())
+    out = tmp_path / 'view.png'
+    assert script.main(['-o', str(out)]) == 0
+    assert out.stat().st_size < 150_000
+    image = np.asarray(Image.open(out).convert('RGB')).astype(int)
+    red = (image[..., 0] > 150) & (image[..., 1] < 80) & (image[..., 2] < 80)
+    assert red.mean() > 0.01, f'{red.mean():.2%} HEBI red'

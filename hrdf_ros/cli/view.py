@@ -11,31 +11,15 @@ extra); it is imported only once this command runs, so the other commands never 
 """
 from __future__ import annotations
 
-import importlib
+import os
 import signal
 import sys
 import threading
-from typing import List
 
 from .common import EXIT_OK, UsageError, load_or_report, parse_positions
 
-#: The ``view`` extra (setup.py ``extras_require['view']``).
-VIEW_PACKAGES = ('viser', 'yourdfpy', 'trimesh')
-INSTALL_HINT = ("hrdf view needs the view extra (viser, yourdfpy, trimesh): "
-                "pip install 'hrdf_ros[view]'")
 #: Seconds between looks at the file for live reload.
 POLL_S = 0.2
-
-
-def missing_view_packages() -> List[str]:
-    """The packages of the ``view`` extra that do not import."""
-    missing = []
-    for name in VIEW_PACKAGES:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            missing.append(name)
-    return missing
 
 
 def add_view_parser(sub, help_text: str = 'show the robot in the browser (live reload)'):
@@ -73,9 +57,10 @@ def cmd_view(args) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, request_stop)
     print(f'hrdf view: loading {args.file}', file=sys.stderr, flush=True)
-    missing = missing_view_packages()
+    from ..view import INSTALL_HINT, missing_packages
+    missing = missing_packages()
     if missing:
-        raise UsageError(f'{INSTALL_HINT} (missing: {", ".join(missing)})')
+        raise UsageError(f'hrdf view needs {INSTALL_HINT} (missing: {", ".join(missing)})')
     if not 0 <= args.port <= 65535:
         raise UsageError(f'--port must be 0..65535, got {args.port}')
     model, code = load_or_report(args)
@@ -90,7 +75,7 @@ def cmd_view(args) -> int:
                           limits=args.limits, hebi_meshes=args.hebi_meshes,
                           mesh_dir=args.mesh_dir, name=args.name)
     try:
-        server = start_server(args.host, args.port, label=f'hrdf view: {args.file}')
+        server = start_server(args.host, args.port, label=f'hrdf view: {os.path.basename(args.file)}')
     except OSError as exc:
         raise UsageError(f'cannot listen on {args.host}:{args.port} '
                          f'({exc.strerror or exc})') from None

@@ -13,4 +13,24 @@ The only part of hrdf_ros that imports viser, yourdfpy and trimesh (the ``view``
 * :mod:`.watch` files changed on disk (polling);
 * :mod:`.file_view` ``hrdf view``'s page: all of the above for one HRDF file, reloaded
   when it changes.
+
+This file itself imports nothing, so that :func:`missing_packages` can say what to
+install before anything fails.
 """
+import importlib
+from typing import List
+
+#: The ``view`` extra (setup.py ``extras_require['view']``).
+PACKAGES = ('viser', 'yourdfpy', 'trimesh')
+INSTALL_HINT = "the view extra (viser, yourdfpy, trimesh): pip install 'hrdf_ros[view]'"
+
+
+def missing_packages() -> List[str]:
+    """The packages of the ``view`` extra that do not import."""
+    missing = []
+    for name in PACKAGES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing

@@ -37,7 +37,7 @@ from ..kinematics.rotations import rotation_to_quaternion
 from .mesh_files import MeshNotFound, resolve_mesh
 
 #: Meshes with more triangles are simplified for display (see :func:`display_mesh`).
-MAX_DISPLAY_FACES = 12000
+MAX_DISPLAY_FACES = 20000
 #: Colour (RGB, 0..1) of visuals without a material.
 DEFAULT_COLOUR = (0.6, 0.6, 0.6)
 #: Slider range of a revolute/continuous joint without limits, rad; of a prismatic one, m.

@@ -74,9 +74,14 @@ def start_server(host: str = '127.0.0.1', port: int = 8080,
     server.gui.configure_theme(show_share_button=False, show_logo=False,
                                control_width='large', brand_color=HEBI_RED)
     server.scene.set_up_direction('+z')
-    # no shadows: each shadow cascade draws the whole robot again, which software WebGL
-    # (a robot computer without GPU, a headless browser) pays for in seconds per frame
+    # Software WebGL (a robot computer without GPU, a headless browser) pays seconds for
+    # shadows (each cascade draws the robot again) and for the environment map (its
+    # prefiltering took 9 s per page load here): the default lights without shadows,
+    # and a hemisphere light for the ambient part the environment map gave.
     server.scene.configure_default_lights(enabled=True, cast_shadow=False)
+    server.scene.configure_environment_map(None)
+    server.scene.add_light_hemisphere('/ambient', sky_color=(255, 255, 255),
+                                      ground_color=(120, 120, 120), intensity=2.0)
     server.scene.add_grid('/grid', width=2.0, height=2.0, plane='xy', cell_size=0.1,
                           section_size=0.5)
     server.initial_camera.fov = CAMERA_FOV
@@ -106,12 +111,16 @@ def camera_for(bounds: np.ndarray, fov: float = CAMERA_FOV,
 
 
 def frame_camera(server, bounds: Optional[np.ndarray]) -> None:
-    """Point the initial camera (new pages, and "reset view") at ``bounds``."""
+    """Point the camera at ``bounds``: the initial camera (new pages, "reset view") and
+    the cameras of pages already open."""
     if bounds is None:
         return
     position, look_at = camera_for(bounds)
     server.initial_camera.look_at = tuple(look_at)
     server.initial_camera.position = tuple(position)
+    for client in server.get_clients().values():
+        client.camera.look_at = tuple(look_at)
+        client.camera.position = tuple(position)
 
 
 def stop_server(server, timeout: float = STOP_TIMEOUT) -> None:
