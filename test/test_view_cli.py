@@ -122,19 +122,9 @@ def test_scene_poses_equal_hrdf_ros_kinematics():
     effector and every element's input frame, at a random configuration."""
     from hrdf_ros.view.robot_scene import RobotScene
 
-    class Scene:  # a viser scene that records nothing (the poses are under test here)
-        def __getattr__(self, name):
-            return lambda *args, **kwargs: Handle()
-
-    class Handle:
-        visible = True
-
-        def remove(self):
-            pass
-
     model = load(os.path.join(KITS_DIR, 'A-2099-07G.hrdf'))
     tree = build_frame_tree(model)
-    scene = RobotScene(Scene(), to_urdf(model, 'arm', tree=tree))
+    scene = RobotScene(_Scene(), to_urdf(model, 'arm', tree=tree))
     assert [j.name for j in scene.joints] == tree.dof_names
     q = np.random.default_rng(7).uniform(-2, 2, model.dof_count)
     poses = scene.link_poses(dict(zip(tree.dof_names, q)))
@@ -163,11 +153,6 @@ def test_mimic_joints_follow_their_joint_and_get_no_slider():
     joints = movable_joints(parse_urdf(urdf))
     assert [(j.name, j.lower, j.upper) for j in joints] == [
         ('j', -1.0, 2.0), ('finger', 0.0, 0.04), ('free', -np.pi, np.pi)]
-
-    class Scene:
-        def __getattr__(self, name):
-            return lambda *args, **kwargs: None
-
     scene = RobotScene.__new__(RobotScene)
     scene.urdf, scene.joints, scene.root_link = parse_urdf(urdf), joints, 'base'
     scene.links = ['base', 'left', 'right', 'arm', 'x']
@@ -202,3 +187,43 @@ def test_display_meshes_are_simplified_but_keep_their_shape():
     np.testing.assert_allclose(shown.bounds, mesh.bounds, atol=0.02 * max(mesh.extents))
     small = trimesh.creation.box(extents=(1, 2, 3))
     assert display_mesh(small) is small
+
+
+class _Scene:
+    """A viser scene stand-in that only hands out handles: for tests of what the view
+    computes (poses, shapes, notes), not of what the browser shows."""
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: _Handle()
+
+
+class _Handle:
+    visible = True
+
+    def remove(self):
+        pass
+
+
+def test_a_web_mesh_is_drawn_with_the_collision_shapes_and_a_note():
+    from hrdf_ros.view.robot_scene import RobotScene
+    urdf = '''<robot name="r"><link name="base_link"><visual><geometry>
+      <mesh filename="https://example.com/part.stl"/></geometry></visual>
+      <collision><geometry><box size="0.1 0.2 0.3"/></geometry></collision></link></robot>'''
+    scene = RobotScene(_Scene(), urdf)
+    [note] = scene.notes
+    assert 'web mesh' in note and 'collision shapes instead' in note
+    scene.set_link_poses({'base_link': np.eye(4)})
+    np.testing.assert_allclose(scene.bounds(), [[-0.05, -0.1, -0.15], [0.05, 0.1, 0.15]])
+
+
+def test_live_reload_watches_the_included_files():
+    from types import SimpleNamespace
+
+    from conftest import HEXAPOD, HEXAPOD_DIR
+    from hrdf_ros.view.file_view import FileView, ViewOptions
+    model = load(HEXAPOD)
+    watched = FileView._watched(SimpleNamespace(path=HEXAPOD, options=ViewOptions()), model)
+    included = {os.path.realpath(e.path) for e in model.elements if e.path} - {
+        os.path.realpath(HEXAPOD)}
+    assert included and included <= {os.path.realpath(p) for p in watched}
+    assert all(os.path.realpath(p).startswith(os.path.realpath(HEXAPOD_DIR)) for p in watched)
