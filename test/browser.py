@@ -15,6 +15,7 @@ skip).
 """
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import math
@@ -30,10 +31,12 @@ import threading
 import time
 import urllib.parse
 from contextlib import contextmanager
-from typing import List, Optional, Sequence
+from typing import List, Sequence
 
 import numpy as np
 import pytest
+
+from cli_helpers import alive
 
 CHROMIUM = '/usr/lib/chromium/chromium'
 CHROMEDRIVER = '/usr/bin/chromedriver'
@@ -53,9 +56,7 @@ CAMERA = {'position': (1.1, -0.9, 0.8), 'look_at': (0.15, 0.0, 0.15), 'fov': 0.9
 def require_browser():
     """Skip the calling module when chromium, chromedriver or selenium is missing."""
     missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec('selenium') is None:
         missing.append('selenium')
     if missing:
         pytest.skip(f'no browser for the view tests ({", ".join(missing)}): run make '
@@ -302,15 +303,6 @@ def code_blocks(driver) -> List[str]:
     """Text of the page's code blocks (the readout, the command, errors)."""
     from selenium.webdriver.common.by import By
     return [e.text for e in driver.find_elements(By.TAG_NAME, 'pre')]
-
-
-def alive(pid: int) -> bool:
-    """True when the process exists and is not a zombie."""
-    try:
-        with open(f'/proc/{pid}/stat') as handle:
-            return handle.read().rsplit(')', 1)[1].split()[0] != 'Z'
-    except OSError:
-        return False
 
 
 def descendants(pid: int) -> List[int]:

@@ -23,11 +23,10 @@ import time
 import numpy as np
 import pytest
 
-from browser import (CAMERA, ViewProcess, camera_query, checkbox, checked_browser, chromium,
-                     click_button,
-                     code_blocks, outside_requests, page_text, project, require_browser,
-                     requested_urls, settled_screenshot, slider, slider_labels, sliders,
-                     wait_text)
+from browser import (ViewProcess, camera_query, checkbox, checked_browser, chromium,
+                     click_button, code_blocks, outside_requests, page_text, project,
+                     require_browser, requested_urls, settled_screenshot, slider,
+                     slider_labels, sliders, wait_text)
 from conftest import KITS_DIR, REPO
 from hebi_description import HEBI_DESCRIPTION, prefix_env, require_hebi_description
 from hrdf_ros import load, to_urdf

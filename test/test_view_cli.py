@@ -5,13 +5,13 @@ mesh resolver, the URDF scene's joints and poses, the file watcher).
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import numpy as np
 import pytest
 
-from browser import HRDF, ViewProcess, alive
+from browser import HRDF, ViewProcess
+from cli_helpers import alive
 from conftest import BUNDLED_ARM, KITS_DIR
 from hebi_description import HEBI_DESCRIPTION, prefix_env, require_hebi_description
 from hrdf_ros import Kinematics, load, to_urdf  # noqa: E402

@@ -12,9 +12,7 @@ extra); it is imported only once this command runs, so the other commands never 
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
 
 from .common import EXIT_OK, UsageError, load_or_report, parse_positions
 
@@ -46,18 +44,9 @@ def add_view_parser(sub, help_text: str = 'show the robot in the browser (live r
 
 def cmd_view(args) -> int:
     """``hrdf view``: serve the page until Ctrl-C or SIGTERM; 0 then."""
-    stop = threading.Event()
-
-    def request_stop(signum, frame):
-        stop.set()
-        # once stopping, a second Ctrl-C must not interrupt the shutdown
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, request_stop)
+    from ..view import INSTALL_HINT, missing_packages, stop_on_signals
+    stop = stop_on_signals()
     print(f'hrdf view: loading {args.file}', file=sys.stderr, flush=True)
-    from ..view import INSTALL_HINT, missing_packages
     missing = missing_packages()
     if missing:
         raise UsageError(f'hrdf view needs {INSTALL_HINT} (missing: {", ".join(missing)})')
@@ -75,7 +64,8 @@ def cmd_view(args) -> int:
                           limits=args.limits, hebi_meshes=args.hebi_meshes,
                           mesh_dir=args.mesh_dir, name=args.name)
     try:
-        server = start_server(args.host, args.port, label=f'hrdf view: {os.path.basename(args.file)}')
+        server = start_server(args.host, args.port,
+                              label=f'hrdf view: {os.path.basename(args.file)}')
     except OSError as exc:
         raise UsageError(f'cannot listen on {args.host}:{args.port} '
                          f'({exc.strerror or exc})') from None

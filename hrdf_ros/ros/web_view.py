@@ -34,7 +34,6 @@ cannot start (the view extra missing, the address taken by something else).
 """
 from __future__ import annotations
 
-import signal
 import sys
 import threading
 from typing import Dict, List, Optional
@@ -258,16 +257,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Console entry point ``hrdf_ros_web_view``; returns the exit code (see the module
     docstring). Signals only set a flag (as :func:`hrdf_ros.ros.node.main`)."""
     argv = sys.argv if argv is None else argv
-    stop = threading.Event()
-
-    def request_stop(signum, frame):
-        stop.set()
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, request_stop)
-    from ..view import INSTALL_HINT, missing_packages
+    from ..view import INSTALL_HINT, missing_packages, stop_on_signals
+    stop = stop_on_signals()
     if missing_packages():
         print(f'hrdf_ros_web_view: needs {INSTALL_HINT}', file=sys.stderr)
         return 1

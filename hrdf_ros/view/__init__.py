@@ -14,10 +14,13 @@ The only part of hrdf_ros that imports viser, yourdfpy and trimesh (the ``view``
 * :mod:`.file_view` ``hrdf view``'s page: all of the above for one HRDF file, reloaded
   when it changes.
 
-This file itself imports nothing, so that :func:`missing_packages` can say what to
-install before anything fails.
+This file itself imports nothing of the extra, so that :func:`missing_packages` can say
+what to install before anything fails, and :func:`stop_on_signals` can be in place
+before the slow imports.
 """
 import importlib
+import signal
+import threading
 from typing import List
 
 #: The ``view`` extra (setup.py ``extras_require['view']``).
@@ -34,3 +37,18 @@ def missing_packages() -> List[str]:
         except ImportError:
             missing.append(name)
     return missing
+
+
+def stop_on_signals() -> threading.Event:
+    """An event set by SIGINT or SIGTERM (from the main thread). Once set, both signals
+    are ignored, so a second Ctrl-C cannot interrupt the shutdown with a traceback."""
+    stop = threading.Event()
+
+    def request_stop(signum, frame):
+        stop.set()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, request_stop)
+    return stop

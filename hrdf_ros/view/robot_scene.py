@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
