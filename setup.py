@@ -21,8 +21,10 @@ setup(
     # MoveIt config package templates (hrdf_ros/export/moveit/templates) ship as data.
     package_data={'hrdf_ros.export.moveit': ['templates/*.jinja', 'templates/*/*.jinja']},
     install_requires=['setuptools', 'numpy', 'defusedxml', 'PyYAML', 'Jinja2'],
-    # hrdf moveit's self-collision matrix (without it: --collision-samples 0).
-    extras_require={'moveit': ['python-fcl']},
+    # hrdf moveit's self-collision matrix (without it: --collision-samples 0); hrdf view
+    # and the ROS web view (hrdf_ros.view: viser's 3D page, yourdfpy, trimesh).
+    extras_require={'moveit': ['python-fcl'],
+                    'view': ['viser>=1.1.1', 'yourdfpy>=0.0.56', 'trimesh>=4']},
     zip_safe=True,
     maintainer='hrdf_ros maintainers',
     maintainer_email='maintainers@hrdf-ros.dev',
@@ -31,6 +33,7 @@ setup(
     entry_points={
         'console_scripts': [
             'hrdf_ros_node = hrdf_ros.ros.node:main',
+            'hrdf_ros_web_view = hrdf_ros.ros.web_view:main',
             'hrdf = hrdf_ros.cli:main',
         ],
     },

@@ -3,8 +3,9 @@
 Run ``python -m hrdf_ros.demo [HRDF]`` (``make demo``). It starts ``hrdf_ros_node`` as
 its own process, publishes a sweep of ``joint_states`` from a second rclpy node, chains
 the received ``/tf`` + ``/tf_static`` from ``base_link`` to ``end_effector``, prints that
-pose next to hrdf_ros's own forward kinematics, and stops the node with SIGTERM.
-Exit code 0 when every step agreed (1e-9 m) and the node exited cleanly.
+pose next to hrdf_ros's own forward kinematics, stops the node with SIGTERM, and says how
+to see the robot in a browser (``hrdf view``). Exit code 0 when every step agreed
+(1e-9 m) and the node exited cleanly.
 """
 from __future__ import annotations
 
@@ -83,6 +84,12 @@ def main(argv=None) -> int:
         print(f'hrdf_ros_node stopped by SIGTERM, exit code {code}')
         ok &= code == 0
     print('demo OK' if ok else 'demo FAILED')
+    hrdf = os.path.join(os.path.dirname(sys.executable), 'hrdf')
+    print(f'\nSee the robot in your browser (sliders, live reload; no ROS needed):\n'
+          f'  {os.path.relpath(hrdf) if hrdf.startswith(os.getcwd()) else hrdf} view '
+          f'{os.path.relpath(path) if path.startswith(os.getcwd()) else path}\n'
+          '  then open the URL it prints (http://127.0.0.1:8080/); Ctrl-C stops it.\n'
+          'With ROS 2: ros2 launch hrdf_ros view.launch.py web:=true (after source env.sh)')
     return 0 if ok else 1
 
 

@@ -5,9 +5,10 @@
 #
 #   1. Debian packages (apt-get, needs root): liburdfdom-tools (check_urdf),
 #      python3-pykdl (KDL, as ROS kdl_parser uses it), ignition-tools + libsdformat-dev
-#      (`ign sdf`, SDFormat 12: libsdformat-dev carries the `sdf` subcommand of `ign`)
-#   2. PyPI wheels into .venv: drake, mujoco, pybullet, pin (scripts/requirements-consumers.txt,
-#      locked by scripts/constraints-consumers.txt)
+#      (`ign sdf`, SDFormat 12: libsdformat-dev carries the `sdf` subcommand of `ign`),
+#      chromium + chromium-driver (the browser the view tests drive, headless)
+#   2. PyPI wheels into .venv: drake, mujoco, pybullet, pin, selenium
+#      (scripts/requirements-consumers.txt, locked by scripts/constraints-consumers.txt)
 #   3. Debian's PyKDL module linked into .venv (it is built for CPython 3.11, the venv's
 #      ABI; a link exposes only that module, not the rest of /usr/lib/python3/dist-packages)
 #
@@ -33,6 +34,8 @@ missing=()
 command -v check_urdf >/dev/null || missing+=(liburdfdom-tools)
 [[ -f "$PYKDL_SO" ]] || missing+=(python3-pykdl)
 { command -v ign >/dev/null && [[ -f "$SDF_CMD" ]]; } || missing+=(ignition-tools libsdformat-dev)
+[[ -x /usr/bin/chromium ]] || missing+=(chromium)
+[[ -x /usr/bin/chromedriver ]] || missing+=(chromium-driver)
 if [[ ${#missing[@]} -gt 0 ]]; then
     [[ $(id -u) -eq 0 ]] || die "missing Debian packages (${missing[*]}); as root: apt-get install ${missing[*]}"
     log "apt-get install ${missing[*]}"
@@ -43,13 +46,13 @@ if [[ ${#missing[@]} -gt 0 ]]; then
         apt-get install -y -q --no-install-recommends "${missing[@]}"
     fi
 fi
-log "check_urdf, PyKDL, ign sdf $(ign sdf --versions 2>/dev/null | tail -n1) ready"
+log "check_urdf, PyKDL, ign sdf $(ign sdf --versions 2>/dev/null | tail -n1), chromium ready"
 
 # 2. PyPI wheels
 req_hash="$(cat "$REQ" "$CON" "$ROOT/scripts/constraints.txt" | sha256sum | cut -d' ' -f1)"
 stamp="$STAMPS/consumers-requirements.sha256"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$req_hash" ]]; then
-    log "drake, mujoco, pybullet, pin up to date"
+    log "drake, mujoco, pybullet, pin, selenium up to date"
 else
     log "pip install -r requirements-consumers.txt"
     (cd "$ROOT/scripts" && "$VPY" -m pip install --quiet --disable-pip-version-check -r "$REQ")
@@ -59,6 +62,6 @@ fi
 # 3. PyKDL into the venv
 site="$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 ln -sf "$PYKDL_SO" "$site/"
-(cd / && "$VPY" -c 'import PyKDL, pydrake, mujoco, pybullet, pinocchio' >/dev/null 2>&1) \
-    || die "a consumer does not import in .venv (python -c 'import PyKDL, pydrake, mujoco, pybullet, pinocchio')"
+(cd / && "$VPY" -c 'import PyKDL, pydrake, mujoco, pybullet, pinocchio, selenium' >/dev/null 2>&1) \
+    || die "a consumer does not import in .venv (python -c 'import PyKDL, pydrake, mujoco, pybullet, pinocchio, selenium')"
 log "done"

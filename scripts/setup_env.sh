@@ -8,13 +8,13 @@
 #      plain cmake and installed into the venv prefix (no env vars needed at run time)
 #   5. the real `ros2` CLI, launch and launch_ros from ../shared/ros2-extra (when that
 #      folder exists: its install.sh, see its README)
-#   6. `pip install -e .` of the project itself
+#   6. `pip install -e .[view]` of the project itself (the view extra: hrdf view)
 #   7. the project laid out in the venv prefix as `colcon build --symlink-install` lays
 #      it out, so that `ros2 launch hrdf_ros ...`, `ros2 run hrdf_ros ...` and
 #      get_package_share_directory('hrdf_ros') find it: the ament index marker,
 #      share/hrdf_ros/{package.xml,launch/*,config/*} as per-file symlinks into the
 #      source tree (edits show at once; launch does not enter symlinked directories)
-#      and lib/hrdf_ros/{hrdf_ros_node,hrdf} linked to the console scripts
+#      and lib/hrdf_ros/{hrdf_ros_node,hrdf_ros_web_view,hrdf} linked to the console scripts
 #
 # Idempotent: every step is skipped when its stamp is newer than its inputs, so
 # a re-run with nothing changed takes a second or two. Step 7 always runs (a few
@@ -245,10 +245,10 @@ if [[ -f "$ROOT/setup.py" ]]; then
     if [[ ! -f "$proj_stamp" || "$(cat "$proj_stamp")" != "$proj_key" ]] \
         || newer_than_stamp "$proj_stamp" "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/pyproject.toml" \
             "$ROOT/package.xml" "$ROOT/resource" "$req_stamp"; then
-        log "pip install -e . (project)"
+        log "pip install -e .[view] (project)"
         rm -f "$proj_stamp"
         "$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
-            -c "$SCRIPTS/constraints.txt" -e "$ROOT"
+            -c "$SCRIPTS/constraints.txt" -e "$ROOT[view]"
         echo "$proj_key" > "$proj_stamp"
     else
         log "project install up to date"
@@ -278,7 +278,7 @@ if [[ -f "$ROOT/setup.py" ]]; then
         ln -sfn "$f" "$share/$rel"
     done
     shopt -u nullglob
-    for exe in hrdf_ros_node hrdf; do
+    for exe in hrdf_ros_node hrdf_ros_web_view hrdf; do
         [[ -x "$VENV/bin/$exe" ]] || die "$VENV/bin/$exe missing after pip install -e ."
         ln -sfn "../../bin/$exe" "$VENV/lib/$pkg/$exe"
     done

@@ -367,6 +367,11 @@ SHOW_ARGS = {name: f'ros2 launch hrdf_ros {name} --show-args'
              for name in ('hrdf.launch.py', 'hrdf.launch.xml', 'view.launch.py')}
 VIEW_HEADLESS = 'ros2 launch hrdf_ros view.launch.py rviz:=false gui:=false'
 VIEW = 'ros2 launch hrdf_ros view.launch.py'
+#: the robot in the browser: the node + the web view, whose sliders publish joint_states
+VIEW_WEB = f'ros2 launch hrdf_ros view.launch.py hrdf_file:={KIT} rviz:=false web:=true web_port:=0'
+#: the web view beside a running robot (here LAUNCH_LEFT's: namespace left, prefix left/)
+WEB_VIEW_LEFT = ('ros2 run hrdf_ros hrdf_ros_web_view --ros-args -r __ns:=/left '
+                 '-p frame_prefix:=left/ -p port:=0')
 RUN = f'ros2 run hrdf_ros hrdf_ros_node --ros-args -p hrdf_file:={KIT}'
 HRDF_URDF = f'hrdf urdf {KIT} -o {KIT[:-5]}.urdf'
 PARAM_GET = {name: f'ros2 param get /hrdf_ros_node {name}'
@@ -392,7 +397,8 @@ SERVICES = [
 ]
 #: every command line the real-CLI tests run (the README's ROS section shows each one)
 README_COMMANDS = (
-    [LAUNCH, LAUNCH_LEFT, LAUNCH_XML, VIEW_HEADLESS, VIEW, RUN, HRDF_URDF, PARAM_SET_BAD,
+    [LAUNCH, LAUNCH_LEFT, LAUNCH_XML, VIEW_HEADLESS, VIEW, VIEW_WEB, WEB_VIEW_LEFT, RUN,
+     HRDF_URDF, PARAM_SET_BAD,
      PARAM_SET, NODE_LIST, TF_SUBSCRIBERS, ECHO_DESCRIPTION, ECHO_TF, ECHO_TF_STATIC,
      JOINT_STATES, left(ECHO_DESCRIPTION), left(JOINT_STATES),
      left(service_call('get_model_status')), 'ros2 daemon start', 'ros2 daemon stop',

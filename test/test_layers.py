@@ -15,14 +15,19 @@ import sys
 import pytest
 
 import hrdf_ros
-from conftest import REPO
+from conftest import BUNDLED_ARM as BUNDLED, REPO
 
 PACKAGE = os.path.join(REPO, 'hrdf_ros')
-LAYERS = ['model', 'hrdf', 'kinematics', 'export', 'ros', 'top']
+LAYERS = ['model', 'hrdf', 'kinematics', 'export', 'view', 'ros', 'top']
 #: Top-level modules/packages that need ROS 2 (rclpy or generated interfaces).
 ROS_MODULES = {'rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'geometry_msgs',
                'tf2_msgs', 'builtin_interfaces', 'hrdf_ros_interfaces', 'launch',
                'launch_ros', 'ament_index_python'}
+#: The view extra (viser, yourdfpy, trimesh and what they pull in): only view/ imports
+#: them; ros/web_view.py and cli/view.py import view/ when they run, inside a function.
+VIEW_MODULES = {'viser', 'yourdfpy', 'trimesh', 'rich', 'msgspec', 'websockets'}
+#: Lazy importers of view/ (inside a function, never at module level).
+VIEW_USERS = {os.path.join('cli', 'view.py'), os.path.join('ros', 'web_view.py')}
 MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 250
 
@@ -43,7 +48,7 @@ def _layer(relative: str) -> str:
     first = relative.split(os.sep)[0]
     if first in ('model.py',):
         return 'model'
-    if first in ('hrdf', 'kinematics', 'export', 'ros'):
+    if first in ('hrdf', 'kinematics', 'export', 'view', 'ros'):
         return first
     return 'top'
 
@@ -96,11 +101,30 @@ def _violations(relative: str, path: str):
     found = []
     for module, line in _imports(relative, path):
         target = _target_layer(module)
+        top = module.split('.')[0]
         if target is not None and LAYERS.index(target) > own:
             found.append(f'{relative}:{line} imports {module} ({target}) from a layer above')
-        if module.split('.')[0] in ROS_MODULES and own < LAYERS.index('ros'):
+        # view/ may find package:// meshes through the ament index (a file lookup)
+        ros_ok = _layer(relative) == 'view' and top == 'ament_index_python'
+        if top in ROS_MODULES and own < LAYERS.index('ros') and not ros_ok:
             found.append(f'{relative}:{line} imports {module} below ros/')
+        if top in VIEW_MODULES and _layer(relative) != 'view':
+            found.append(f'{relative}:{line} imports {module} (the view extra) outside view/')
+        if target == 'view' and _layer(relative) != 'view' and relative not in VIEW_USERS:
+            found.append(f'{relative}:{line} imports {module}: only {sorted(VIEW_USERS)} '
+                         'may use view/')
     return found
+
+
+def _module_level_imports(path: str):
+    """Modules imported at module level (not inside a function)."""
+    tree = ast.parse(open(path, encoding='utf-8').read())
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            yield ('.' * node.level) + (node.module or '')
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
 
 
 @pytest.mark.parametrize('relative,path', MODULES, ids=[r for r, _ in MODULES])
@@ -116,6 +140,56 @@ def test_the_checker_catches_upward_and_ros_imports(tmp_path):
     assert len(found) == 2
     assert 'hrdf_ros.export.urdf (export)' in found[0] and 'rclpy' in found[1]
     assert _violations(os.path.join('ros', 'bad.py'), str(bad)) == []
+
+
+def test_the_checker_keeps_the_view_extra_in_view(tmp_path):
+    bad = tmp_path / 'bad.py'
+    bad.write_text('"""A module in the wrong place."""\nimport trimesh\n'
+                   'from ..view.server import start_server\n'
+                   'from ament_index_python.packages import get_package_share_directory\n')
+    found = _violations(os.path.join('export', 'bad.py'), str(bad))
+    assert len(found) == 4 and 'the view extra' in found[0]
+    found = _violations(os.path.join('ros', 'bad.py'), str(bad))
+    assert len(found) == 2 and 'only' in found[1]
+    assert _violations(os.path.join('view', 'bad.py'), str(bad)) == []
+
+
+@pytest.mark.parametrize('relative', sorted(VIEW_USERS))
+def test_view_users_import_view_only_when_they_run(relative):
+    path = os.path.join(PACKAGE, relative)
+    assert [m for m in _module_level_imports(path)
+            if 'view' in m.split('.') or m.split('.')[0] in VIEW_MODULES] == []
+
+
+def test_core_cli_and_node_run_without_the_view_extra():
+    """With viser, yourdfpy and trimesh unimportable, the package, every other ``hrdf``
+    command and the node's module load and run, and none of them imports the extra;
+    ``hrdf view`` says in one line how to install it (exit 2)."""
+    code = f"""
+import io, sys, contextlib
+for name in {sorted(VIEW_MODULES)!r}:
+    sys.modules[name] = None
+import hrdf_ros, hrdf_ros.cli, hrdf_ros.ros.node, hrdf_ros.export.moveit
+from hrdf_ros.cli import main
+arm = {BUNDLED!r}
+for argv in (['validate', arm], ['urdf', arm], ['sdf', arm], ['fk', arm], ['jacobian', arm],
+             ['info', arm]):
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(argv) == 0, argv
+loaded = [m for m in sys.modules if m.split('.')[0] in {sorted(VIEW_MODULES)!r}
+          and sys.modules[m] is not None]
+assert loaded == [], loaded
+assert 'hrdf_ros.view' not in sys.modules
+err = io.StringIO()
+with contextlib.redirect_stderr(err):
+    assert main(['view', arm]) == 2
+print(err.getvalue(), end='')
+"""
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith('hrdf view: loading ')
+    assert result.stdout.count('\n') == 2
+    assert "pip install 'hrdf_ros[view]'" in result.stdout.splitlines()[1]
 
 
 @pytest.mark.parametrize('relative,path', MODULES, ids=[r for r, _ in MODULES])

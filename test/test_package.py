@@ -25,7 +25,7 @@ def _setup_entry_points():
 def test_console_scripts_point_at_real_functions():
     import importlib
     scripts = dict(e.replace(' ', '').split('=') for e in _setup_entry_points())
-    assert set(scripts) == {'hrdf_ros_node', 'hrdf'}
+    assert set(scripts) == {'hrdf_ros_node', 'hrdf_ros_web_view', 'hrdf'}
     for target in scripts.values():
         module, function = target.split(':')
         assert callable(getattr(importlib.import_module(module), function))
@@ -79,7 +79,7 @@ def test_make_env_lays_the_package_out_as_colcon_symlink_install(monkeypatch):
             else:
                 assert os.path.islink(installed), installed
                 assert os.path.samefile(installed, os.path.join(REPO, path)), installed
-    for executable in ('hrdf_ros_node', 'hrdf'):
+    for executable in ('hrdf_ros_node', 'hrdf_ros_web_view', 'hrdf'):
         path = os.path.join(prefix, 'lib', 'hrdf_ros', executable)
         assert os.access(path, os.X_OK), path
         assert os.path.samefile(path, os.path.join(prefix, 'bin', executable))

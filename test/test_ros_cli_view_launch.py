@@ -4,8 +4,8 @@ This machine has the real joint_state_publisher (2.4.0, from ../shared/ros2-extr
 neither rviz2 nor joint_state_publisher_gui, as many CI machines and headless hosts:
 ``view.launch.py rviz:=false gui:=false`` starts hrdf_ros_node and joint_state_publisher,
 which reads the node's robot_description and publishes every joint at 0, which the node
-turns into /tf; the default ``rviz:=true`` says rviz2 is missing without leaving the
-node orphaned (as it did when the launch aborted half-way); Ctrl-C ends the launch with
+turns into /tf; the default ``rviz:=true`` starts the web view instead of RViz2, without
+leaving the node orphaned (as it did when the launch aborted half-way); Ctrl-C ends the launch with
 exit code 0 and nothing left running, whatever joint_state_publisher prints while it
 stops (it exits 1 with rclpy's ExternalShutdownException traceback); a failing node
 ends the launch with exit code 1. Stand-in *packages* for the two programs that are not
@@ -73,17 +73,22 @@ def test_no_rviz_no_gui_starts_the_node_and_joint_state_publisher(ros2_daemon, h
         launch.close()
 
 
-def test_without_rviz2_nothing_is_orphaned():
+def test_without_rviz2_the_web_view_runs_and_nothing_is_orphaned():
     """Defect: the launch aborted on "package 'rviz2' not found" after starting the node,
-    which was left running with parent 1."""
+    which was left running with parent 1. Without rviz2 (and without
+    joint_state_publisher_gui) the launch now offers the robot in the browser: the web
+    view, whose sliders publish joint_states (so no joint_state_publisher)."""
     launch = Background(VIEW)
     try:
         launch.wait_for(r'robot "x_series_arm_6dof" from ')
-        assert 'rviz2 is not installed: not starting RViz2' in launch.output()
+        launch.wait_for(r'hrdf_ros_web_view-2\] http://127\.0\.0\.1:\d+/')
+        assert 'rviz2 is not installed: the robot in the browser instead' in launch.output()
         assert "package 'rviz2' not found" not in launch.output()
-        assert 'joint_state_publisher_gui is not installed' in launch.output()
-        launch.wait_for(r'joint_state_publisher-2.*process started with pid')
-        assert len(launch.started_pids()) == 2
+        assert ('joint_state_publisher_gui is not installed: the web view\'s sliders '
+                'publish joint_states') in launch.output()
+        pids = launch.started_pids()
+        assert len(pids) == 2
+        assert [p for p in pids if '/lib/hrdf_ros/hrdf_ros_web_view' in program(p)]
         assert launch.interrupt() == 0, launch.output()
         assert launch.leftovers() == []
     finally:

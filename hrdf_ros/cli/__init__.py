@@ -21,6 +21,11 @@ negative joint axis, are errors instead of warnings; :mod:`hrdf_ros.hrdf.lenienc
               [--collision-samples N] [--seed S] [--ros2-control ...] [--hebi-config ...]
                                      a MoveIt 2 config package in DIR (hrdf_ros.export.moveit);
                                      prints the paths written
+    hrdf view FILE [--host H] [--port N] [--positions "q1 ..."] [--limits YAML]
+              [--hebi-meshes] [--mesh-dir DIR]
+                                     the robot in the browser (hrdf_ros.view; the view
+                                     extra): the URL first on stdout, live reload, until
+                                     Ctrl-C or SIGTERM (exit 0)
 
 Positions are in rad (m for prismatic joints), in HEBI joint order; default all zeros
 (a robot without degrees of freedom needs none). Frames are 4x4 homogeneous transforms

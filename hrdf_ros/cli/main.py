@@ -17,6 +17,7 @@ from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_moveit, cmd_validate
 from .common import (EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser,
                      UsageError)
 from .info import cmd_info
+from .view import add_view_parser
 
 
 def _add_ros2_control_options(parser, help_text: str) -> None:
@@ -99,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  'xacro (default mock)')
     _add_gripper_option(p)
     p.set_defaults(run=cmd_moveit)
+    add_view_parser(sub)
     for p in sub.choices.values():
         p.add_argument('--strict', action='store_true', help=strict_help)
     return parser

@@ -24,6 +24,10 @@ class TfBuffer:
         for t in tf_message.transforms:
             self._edges[t.child_frame_id] = (t.header.frame_id, from_transform_msg(t))
 
+    def frames(self):
+        """Every frame id seen, as child or parent (sorted)."""
+        return sorted(set(self._edges) | {parent for parent, _ in self._edges.values()})
+
     def __contains__(self, frame: str) -> bool:
         return frame in self._edges
 

@@ -1,0 +1,86 @@
+"""``hrdf view FILE``: the robot in the browser, redrawn when the file changes.
+
+In: parsed arguments (file, ``--host``, ``--port``, ``--positions``, the export options
+of ``hrdf urdf``). Out: the page's URL as the first line on stdout, then a server until
+Ctrl-C or SIGTERM (exit 0). An invalid file exits 1 with its located errors on stderr
+(as ``hrdf validate``); a missing ``view`` extra, a port that cannot be bound or a bad
+option exit 2 with one line.
+
+The browser view lives in :mod:`hrdf_ros.view` (viser, yourdfpy, trimesh: the ``view``
+extra); it is imported only once this command runs, so the other commands never load it.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from .common import EXIT_OK, UsageError, load_or_report, parse_positions
+
+#: Seconds between looks at the file for live reload.
+POLL_S = 0.2
+
+
+def add_view_parser(sub, help_text: str = 'show the robot in the browser (live reload)'):
+    """Register ``hrdf view`` on the subcommand parsers ``sub``."""
+    p = sub.add_parser('view', help=help_text)
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--host', default='127.0.0.1',
+                   help='address to listen on (default 127.0.0.1: this machine only)')
+    p.add_argument('--port', type=int, default=8080,
+                   help='port (default 8080; the next free one if taken; 0: any free one)')
+    p.add_argument('--positions', help='start positions "q1 q2 ..." (rad / m, HEBI order); '
+                                       'default zeros')
+    p.add_argument('--name', help='robot name (default: file name)')
+    p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+    p.add_argument('--limits', metavar='YAML', help='joint limits (slider ranges), as '
+                                                    'hrdf urdf --limits')
+    p.add_argument('--hebi-meshes', action='store_true',
+                   help='actuator meshes from package://hebi_description')
+    p.add_argument('--mesh-dir', metavar='DIR',
+                   help='download web meshes once into DIR and draw the copies')
+    p.set_defaults(run=cmd_view)
+    return p
+
+
+def cmd_view(args) -> int:
+    """``hrdf view``: serve the page until Ctrl-C or SIGTERM; 0 then."""
+    from ..view import INSTALL_HINT, missing_packages, stop_on_signals
+    stop = stop_on_signals()
+    print(f'hrdf view: loading {args.file}', file=sys.stderr, flush=True)
+    missing = missing_packages()
+    if missing:
+        raise UsageError(f'hrdf view needs {INSTALL_HINT} (missing: {", ".join(missing)})')
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f'--port must be 0..65535, got {args.port}')
+    model, code = load_or_report(args)
+    if model is None:
+        return code
+    positions = parse_positions(args.positions, model.dof_count)
+    if stop.is_set():
+        return EXIT_OK
+    from ..view.file_view import FileView, LoadFailed, ViewOptions
+    from ..view.server import page_url, start_server, stop_server
+    options = ViewOptions(strict=args.strict, joint_prefix=args.joint_prefix,
+                          limits=args.limits, hebi_meshes=args.hebi_meshes,
+                          mesh_dir=args.mesh_dir, name=args.name)
+    try:
+        server = start_server(args.host, args.port,
+                              label=f'hrdf view: {os.path.basename(args.file)}')
+    except OSError as exc:
+        raise UsageError(f'cannot listen on {args.host}:{args.port} '
+                         f'({exc.strerror or exc})') from None
+    try:
+        try:
+            view = FileView(server, args.file, options, positions)
+        except LoadFailed as exc:
+            raise UsageError('; '.join(line.replace('hrdf view: error: ', '')
+                                       for line in exc.lines)) from None
+        print(page_url(server), flush=True)
+        if args.host not in ('127.0.0.1', 'localhost', '::1'):
+            print(f'hrdf view: listening on {args.host}: whoever reaches this address can '
+                  'see and move the view', file=sys.stderr)
+        while not stop.wait(POLL_S):
+            view.poll()
+    finally:
+        stop_server(server)
+    return EXIT_OK

@@ -1,0 +1,288 @@
+"""``hrdf_ros_web_view``: what RViz's RobotModel and TF displays show, in the browser.
+
+The robot of ``robot_description`` (any URDF; drawn by :mod:`hrdf_ros.view`), each link
+placed where ``/tf`` and ``/tf_static`` put it, on a page served by viser; no HRDF and no
+kinematics of its own: like RViz, it shows what the ROS graph says. With ``gui``, the
+page also has one slider per movable URDF joint and publishes ``joint_states`` from
+them, as joint_state_publisher_gui does (for ``view.launch.py`` where that package is
+not installed).
+
+Parameters (read at start):
+    frame_prefix (string, ''): as robot_state_publisher's: URDF link L is TF frame
+        ``frame_prefix + L``.
+    fixed_frame (string, ''): the frame the scene is drawn in (RViz's fixed frame);
+        empty: ``frame_prefix`` + the URDF's root link.
+    host (string, '127.0.0.1'), port (int, 8080): where the page is served (port 0: any
+        free port; a taken port: the next free one); the URL is logged and printed first
+        on stdout.
+    gui (bool, false): sliders publishing ``joint_states``.
+    rate (double, 10.0): as joint_state_publisher's: Hz of those ``joint_states``.
+
+Topics (relative names follow the node's namespace, as RViz's and
+robot_state_publisher's): robot_description (std_msgs/String, transient local,
+reliable), /tf and /tf_static (tf2_msgs/TFMessage; QoS of tf2_ros's listener), and with
+``gui`` joint_states (sensor_msgs/JointState: every movable joint, mimic joints following
+theirs, stamped with the time of publishing).
+
+The page: the robot, a "Show" folder (robot, TF frames as axes), a "Link poses (TF)"
+folder (each link's pose in the fixed frame as drawn: xyz m, rpy rad, 9 decimals), the
+sliders with ``gui``, and what is missing (no robot_description yet, links without a
+transform, a URDF that cannot be drawn: the last good robot stays).
+
+Exit codes: 0 after SIGINT/SIGTERM (further signals ignored while stopping), 1 when it
+cannot start (the view extra missing, the address taken by something else).
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Dict, List, Optional
+
+import numpy as np
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from tf2_msgs.msg import TFMessage
+
+from ..kinematics.rotations import rotation_to_quaternion, rotation_to_rpy
+from .qos import LATCHED_QOS
+from .tf_buffer import TfBuffer
+
+#: tf2_ros TransformListener's QoS: /tf reliable volatile depth 100; /tf_static reliable
+#: transient local.
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+TF_STATIC_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: Hz at which the drawn poses follow TF.
+REDRAW_HZ = 30.0
+
+
+class WebView(Node):
+    """The web view node (see the module docstring).
+
+    Raises:
+        OSError: the page's address cannot be bound.
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__('hrdf_ros_web_view', **kwargs)
+        from ..view.joint_sliders import JointSliders
+        from ..view.server import page_url, start_server
+        self._JointSliders = JointSliders
+        def parameter(name, default, description):
+            return self.declare_parameter(
+                name, default, ParameterDescriptor(description=description)).value
+
+        self.frame_prefix = parameter('frame_prefix', '', 'as robot_state_publisher: TF '
+                                      'frame = prefix + URDF link')
+        self.fixed_frame_parameter = parameter(
+            'fixed_frame', '', 'frame the scene is drawn in (default: prefix + root link)')
+        host = parameter('host', '127.0.0.1', 'address of the page (127.0.0.1: this '
+                                              'machine only)')
+        port = parameter('port', 8080, 'port of the page (0: any free one)')
+        self.gui = parameter('gui', False, 'sliders that publish joint_states')
+        rate = parameter('rate', 10.0, "as joint_state_publisher: Hz of the sliders' "
+                                       'joint_states')
+        self._lock = threading.RLock()
+        self.server = start_server(host, port, label=f'ROS: {self.get_fully_qualified_name()}')
+        self.url = page_url(self.server)
+        self.scene = None
+        self.sliders = None
+        self._generation = 0
+        self._values: Dict[str, float] = {}
+        self._framed = False
+        self.buffer = TfBuffer()
+        self._dirty = False
+        gui = self.server.gui
+        self._status = gui.add_markdown('waiting for robot_description', order=0.0)
+        with gui.add_folder('Show', order=1.5):
+            self._show_robot = gui.add_checkbox('robot', initial_value=True)
+            self._show_frames = gui.add_checkbox('TF frames', initial_value=False)
+        self._show_robot.on_update(lambda _e: self._set_robot_visible())
+        self._show_frames.on_update(lambda _e: self._mark_dirty())
+        with gui.add_folder('Link poses (TF)', order=3.0, expand_by_default=False):
+            self._poses_text = gui.add_markdown('')
+        self._frames_handle = None
+        self.create_subscription(String, 'robot_description', self._on_description,
+                                 LATCHED_QOS)
+        self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS)
+        self.create_subscription(TFMessage, '/tf_static', self._on_tf, TF_STATIC_QOS)
+        self.create_timer(1.0 / REDRAW_HZ, self._redraw)
+        self._joint_states = None
+        if self.gui:
+            self._joint_states = self.create_publisher(JointState, 'joint_states', 10)
+            self.create_timer(1.0 / max(rate, 1e-3), self._publish_joint_states)
+        self.get_logger().info(f'web view at {self.url} (robot_description, TF'
+                               + (', sliders -> joint_states)' if self.gui else ')'))
+
+    # -- robot_description ------------------------------------------------------------
+
+    def _on_description(self, msg: String) -> None:
+        from ..view.robot_scene import RobotScene, UrdfError
+        with self._lock:
+            self._generation += 1
+            try:
+                scene = RobotScene(self.server.scene, msg.data,
+                                   root=f'/robot{self._generation}')
+            except UrdfError as exc:
+                self.get_logger().error(f'robot_description not drawn: {exc}')
+                self._status.content = (f'**robot_description not drawn** (the last good '
+                                        f'robot stays)\n```\n{exc}\n```')
+                return
+            old, self.scene = self.scene, scene
+            scene.visible = self._show_robot.value
+            if old is not None:
+                old.remove()
+            for note in scene.notes:
+                self.get_logger().warning(note)
+            if self.gui:
+                self._make_sliders(scene)
+            self._dirty = True
+            self._framed = False
+        self.get_logger().info(f'robot_description: {len(scene.links)} links, '
+                               f'{len(scene.joints)} movable joints')
+
+    def _make_sliders(self, scene) -> None:
+        kept = self.sliders.values() if self.sliders is not None else {}
+        if self.sliders is not None:
+            self.sliders.remove()
+        generation = self._generation
+        self.sliders = self._JointSliders(
+            self.server.gui, scene.joints, values=kept, order=1.0,
+            on_change=lambda values: self._on_sliders(values, generation))
+        self._values = self.sliders.values()
+
+    def _on_sliders(self, values: Dict[str, float], generation: int) -> None:
+        with self._lock:
+            if generation == self._generation:
+                self._values = dict(values)
+
+    def _publish_joint_states(self) -> None:
+        with self._lock:
+            if self.scene is None or self.sliders is None:
+                return
+            names, positions = list(self._values), [self._values[n] for n in self._values]
+            for joint in self.scene.urdf.robot.joints:   # mimic joints follow theirs
+                mimic = joint.mimic
+                if mimic is not None and mimic.joint in self._values:
+                    names.append(joint.name)
+                    positions.append(mimic.multiplier * self._values[mimic.joint]
+                                     + mimic.offset)
+        msg = JointState(name=names, position=[float(p) for p in positions])
+        msg.header.stamp = self.get_clock().now().to_msg()
+        self._joint_states.publish(msg)
+
+    # -- TF -------------------------------------------------------------------------------
+
+    def _on_tf(self, msg: TFMessage) -> None:
+        self.buffer.add_message(msg)
+        self._dirty = True
+
+    def _mark_dirty(self) -> None:
+        self._dirty = True
+
+    def fixed_frame(self) -> str:
+        """The frame the scene is drawn in."""
+        if self.fixed_frame_parameter or self.scene is None:
+            return self.fixed_frame_parameter
+        return self.frame_prefix + self.scene.root_link
+
+    def _redraw(self) -> None:
+        with self._lock:
+            if not self._dirty or self.scene is None:
+                return
+            self._dirty = False
+            fixed = self.fixed_frame()
+            poses, missing = {}, []
+            for link in self.scene.links:
+                try:
+                    poses[link] = self.buffer.lookup(fixed, self.frame_prefix + link)
+                except KeyError:
+                    missing.append(link)
+            with self.server.atomic():
+                self.scene.set_link_poses(poses)
+                self._draw_tf_frames(fixed)
+            self._poses_text.content = '```\n' + '\n'.join(
+                f'{link}\n  xyz {" ".join(f"{v: .9f}" for v in pose[:3, 3])}\n'
+                f'  rpy {" ".join(f"{v: .9f}" for v in rotation_to_rpy(pose[:3, :3]))}'
+                for link, pose in sorted(self.scene.poses.items())) + '\n```'
+            status = (f'robot_description: {len(self.scene.links)} links; fixed frame '
+                      f'{fixed}')
+            if missing:
+                status += (f'\n\n**No transform to {fixed} yet** for: '
+                           + ', '.join(self.frame_prefix + m for m in missing))
+            self._status.content = status
+            if not missing and not self._framed:
+                from ..view.server import frame_camera
+                frame_camera(self.server, self.scene.bounds())
+                self._framed = True
+
+    def _draw_tf_frames(self, fixed: str) -> None:
+        frames = []
+        if self._show_frames.value:
+            for frame in self.buffer.frames():
+                try:
+                    frames.append(self.buffer.lookup(fixed, frame))
+                except KeyError:
+                    continue
+        if not frames:
+            if self._frames_handle is not None:
+                self._frames_handle.remove()
+                self._frames_handle = None
+            return
+        frames = np.array(frames)
+        quaternions = rotation_to_quaternion(frames[:, :3, :3])
+        self._frames_handle = self.server.scene.add_batched_axes(
+            '/tf_frames', batched_wxyzs=np.concatenate([quaternions[:, 3:],
+                                                        quaternions[:, :3]], axis=1),
+            batched_positions=frames[:, :3, 3], axes_length=0.05, axes_radius=0.0025)
+
+    def _set_robot_visible(self) -> None:
+        with self._lock:
+            if self.scene is not None:
+                self.scene.visible = self._show_robot.value
+
+    def shut_down(self) -> None:
+        """Stop the page's server (its threads end on their own)."""
+        from ..view.server import stop_server
+        stop_server(self.server)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Console entry point ``hrdf_ros_web_view``; returns the exit code (see the module
+    docstring). Signals only set a flag (as :func:`hrdf_ros.ros.node.main`)."""
+    argv = sys.argv if argv is None else argv
+    from ..view import INSTALL_HINT, missing_packages, stop_on_signals
+    stop = stop_on_signals()
+    if missing_packages():
+        print(f'hrdf_ros_web_view: needs {INSTALL_HINT}', file=sys.stderr)
+        return 1
+    rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
+    node = None
+    code = 0
+    try:
+        node = WebView()
+        print(node.url, flush=True)
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        while not stop.is_set() and rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
+    except OSError as exc:
+        print(f'hrdf_ros_web_view: cannot serve the page ({exc.strerror or exc})',
+              file=sys.stderr)
+        code = 1
+    finally:
+        if node is not None:
+            node.shut_down()
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return code
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""The robot in the browser (viser): ``hrdf view`` and the ROS web view's drawing.
+
+The only part of hrdf_ros that imports viser, yourdfpy and trimesh (the ``view`` extra:
+``pip install 'hrdf_ros[view]'``); nothing else imports this package, except
+``hrdf view`` and the ROS web view node, when they run.
+
+* :mod:`.server` the viser server: bound address, URL, camera, nothing leaving the host;
+* :mod:`.robot_scene` a URDF drawn link by link, posed from joint values or TF;
+* :mod:`.mesh_files` mesh references (``file://``, ``package://``) -> local files;
+* :mod:`.joint_sliders` one slider per movable joint, zero / random;
+* :mod:`.fk_panel` hrdf_ros's FK: end-effector readout, output/COM/end-effector frames;
+* :mod:`.colours` HEBI's colours for links the URDF gives none;
+* :mod:`.watch` files changed on disk (polling);
+* :mod:`.file_view` ``hrdf view``'s page: all of the above for one HRDF file, reloaded
+  when it changes.
+
+This file itself imports nothing of the extra, so that :func:`missing_packages` can say
+what to install before anything fails, and :func:`stop_on_signals` can be in place
+before the slow imports.
+"""
+import importlib
+import signal
+import threading
+from typing import List
+
+#: The ``view`` extra (setup.py ``extras_require['view']``).
+PACKAGES = ('viser', 'yourdfpy', 'trimesh')
+INSTALL_HINT = "the view extra (viser, yourdfpy, trimesh): pip install 'hrdf_ros[view]'"
+
+
+def missing_packages() -> List[str]:
+    """The packages of the ``view`` extra that do not import."""
+    missing = []
+    for name in PACKAGES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing
+
+
+def stop_on_signals() -> threading.Event:
+    """An event set by SIGINT or SIGTERM (from the main thread). Once set, both signals
+    are ignored, so a second Ctrl-C cannot interrupt the shutdown with a traceback."""
+    stop = threading.Event()
+
+    def request_stop(signum, frame):
+        stop.set()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, request_stop)
+    return stop
