@@ -115,11 +115,11 @@ def view(request):
             process.close()
 
 
-def open_page(driver, process, dof: int):
+def open_page(driver, process, slider_count: int):
     driver.get(process.url + camera_query())
     wait_text(driver, 'End effector', timeout=30)
     deadline = time.monotonic() + 10
-    while len(sliders(driver)) != dof and time.monotonic() < deadline:
+    while len(sliders(driver)) != slider_count and time.monotonic() < deadline:
         time.sleep(0.1)
     assert outside_requests(requested_urls(driver)) == []
 
@@ -149,9 +149,10 @@ def test_kit_is_drawn_with_one_slider_per_joint(browser, view, kit, meshes):
     model = load(kit_path(kit))
     tree = build_frame_tree(model)
     process = view(kit_path(kit), *(['--hebi-meshes'] if meshes else []))
-    open_page(browser, process, model.dof_count)
-    assert len(sliders(browser)) == model.dof_count
-    assert slider_labels(browser) == tree.dof_names
+    joints = tree.dof_names + tree.gripper_joint_names   # a G kit: gripper_joint too
+    open_page(browser, process, len(joints))
+    assert len(sliders(browser)) == len(joints)
+    assert slider_labels(browser) == joints
     assert 'not drawn' not in page_text(browser) and 'no such file' not in page_text(browser)
     shown = settled_screenshot(browser)
     checkbox(browser, 'robot').click()

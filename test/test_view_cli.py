@@ -125,7 +125,7 @@ def test_scene_poses_equal_hrdf_ros_kinematics():
     model = load(os.path.join(KITS_DIR, 'A-2099-07G.hrdf'))
     tree = build_frame_tree(model)
     scene = RobotScene(_Scene(), to_urdf(model, 'arm', tree=tree))
-    assert [j.name for j in scene.joints] == tree.dof_names
+    assert [j.name for j in scene.joints] == tree.dof_names + ['gripper_joint']
     q = np.random.default_rng(7).uniform(-2, 2, model.dof_count)
     poses = scene.link_poses(dict(zip(tree.dof_names, q)))
     kinematics = Kinematics(model)
