@@ -20,9 +20,12 @@ setup(
     ],
     # MoveIt config package templates (hrdf_ros/export/moveit/templates) ship as data.
     package_data={'hrdf_ros.export.moveit': ['templates/*.jinja', 'templates/*/*.jinja']},
-    install_requires=['setuptools', 'numpy', 'defusedxml', 'PyYAML', 'Jinja2'],
-    # hrdf moveit's self-collision matrix (without it: --collision-samples 0).
-    extras_require={'moveit': ['python-fcl']},
+    install_requires=['setuptools', 'numpy', 'defusedxml', 'PyYAML', 'Jinja2', 'platformdirs',
+                      'tqdm'],
+    # hrdf moveit's self-collision matrix (without it: --collision-samples 0); meshes:
+    # what scripts/fit_collision_shapes.py and the mesh tests use (never imported by the
+    # package itself).
+    extras_require={'moveit': ['python-fcl'], 'meshes': ['trimesh[easy]']},
     zip_safe=True,
     maintainer='hrdf_ros maintainers',
     maintainer_email='maintainers@hrdf-ros.dev',

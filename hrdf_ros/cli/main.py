@@ -17,6 +17,7 @@ from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_moveit, cmd_validate
 from .common import (EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser,
                      UsageError)
 from .info import cmd_info
+from .meshes import add_parser as add_meshes_parser
 
 
 def _add_ros2_control_options(parser, help_text: str) -> None:
@@ -24,6 +25,18 @@ def _add_ros2_control_options(parser, help_text: str) -> None:
     parser.add_argument('--hebi-config', nargs=2, metavar=('PKG', 'FILE'),
                         help='HEBI robot config for --ros2-control hebi: package and file '
                              'in its share folder (hebi_hardware config_pkg, config_file)')
+
+
+def _add_mesh_options(parser) -> None:
+    parser.add_argument('--mesh-dir', metavar='DIR',
+                        help="HEBI's mesh files in DIR, written as file:// URIs (default: "
+                             'HRDF_ROS_MESH_DIR, else hebi_description, else the cache of '
+                             '"hrdf meshes fetch", else primitives); web meshes are looked '
+                             'for in DIR/<host>/<path>')
+    parser.add_argument('--meshes', default='auto', choices=('auto', 'package', 'primitives'),
+                        help='auto: the rule above; package: package://hebi_description '
+                             'URIs even when it is not installed here; primitives: no mesh '
+                             'files')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,9 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help='joint limits, a YAML mapping joint: [lower, upper] or '
                             '{lower, upper, velocity, effort}')
         p.add_argument('--hebi-meshes', action='store_true',
-                       help='actuator meshes from package://hebi_description')
-        p.add_argument('--mesh-dir', metavar='DIR',
-                       help='download web meshes once into DIR and reference the copies')
+                       help='deprecated: the same as --meshes package')
+        _add_mesh_options(p)
         if command == 'urdf':
             _add_ros2_control_options(p, 'add a <ros2_control> block for every movable joint')
         p.set_defaults(run=cmd_export)
@@ -89,7 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--seed', type=int, default=0, help='seed of those states (default 0)')
     _add_ros2_control_options(p, 'default hardware of the package\'s ros2_control '
                                  'xacro (default mock)')
+    _add_mesh_options(p)
     p.set_defaults(run=cmd_moveit)
+    add_meshes_parser(sub)
     for p in sub.choices.values():
         p.add_argument('--strict', action='store_true', help=strict_help)
     return parser

@@ -35,7 +35,8 @@ class LoadError(Exception):
 @dataclass
 class RobotOptions:
     """Node parameters that shape the description: robot name, TF frame prefix, joint
-    names, joint limits ``{joint: (lower, upper) | JointLimit}`` (rad or m), HEBI meshes,
+    names, joint limits ``{joint: (lower, upper) | JointLimit}`` (rad or m), where HEBI's
+    meshes come from (``mesh_dir``, ``meshes``: :mod:`hrdf_ros.export.mesh_sources`),
     HEBI's exact masses (no physical fill, :mod:`hrdf_ros.export.inertials`), and the
     ros2_control hardware (``None``: no ``<ros2_control>`` block)."""
 
@@ -44,7 +45,8 @@ class RobotOptions:
     joint_prefix: str = 'J'
     joint_names: Tuple[str, ...] = ()
     position_limits: Dict[str, Tuple[float, float]] = field(default_factory=dict)
-    hebi_meshes: bool = False
+    mesh_dir: str = ''
+    meshes: str = 'auto'
     exact_masses: bool = False
     ros2_control: Optional[Ros2ControlOptions] = None
 
@@ -103,9 +105,10 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
     moving = sorted((j for j in tree.joints if not j.is_fixed), key=lambda j: j.dof)
     fixed = [j for j in tree.joints if j.is_fixed]
     try:
+        meshes = {'mesh_dir': naming.mesh_dir or None, 'meshes': naming.meshes}
         urdf = to_urdf(model, name, tree=tree, position_limits=naming.position_limits,
-                       hebi_meshes=naming.hebi_meshes, exact_masses=naming.exact_masses)
-        notes = urdf_notes(model, tree, naming.exact_masses)
+                       exact_masses=naming.exact_masses, **meshes)
+        notes = urdf_notes(model, tree, naming.exact_masses, **meshes)
         if naming.ros2_control is not None:
             urdf = add_ros2_control(urdf, naming.ros2_control)
     except ValueError as exc:

@@ -29,6 +29,7 @@ from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, c
 from .collision_shapes import CollisionShapes, collision_shapes
 from .groups import PlanningGroup, planning_groups
 from ..limits import JointLimit, joint_limits as normalise_limits
+from ..meshes import export_meshes
 from .limits import joint_limits
 from .link_poses import LinkPoser
 from .srdf import WORLD_FRAME, srdf_text
@@ -119,7 +120,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
                    ros2_control: Optional[Ros2ControlOptions] = None,
                    package_name: Optional[str] = None,
                    author_name: str = DEFAULT_AUTHOR, author_email: str = DEFAULT_EMAIL,
-                   timestamp: Optional[int] = None) -> MoveItPackage:
+                   timestamp: Optional[int] = None, mesh_dir: Optional[str] = None,
+                   meshes: str = 'auto') -> MoveItPackage:
     """Every file of the MoveIt config package of ``model``.
 
     Args:
@@ -136,6 +138,9 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         package_name: default :func:`package_name_for` of the robot name.
         author_name, author_email: package maintainer.
         timestamp: ``.setup_assistant`` generation time, s since the epoch (default now).
+        mesh_dir, meshes: where HEBI's meshes come from, as
+            :func:`~hrdf_ros.export.urdf.to_urdf` (the collision geometry, and so the
+            collision matrix, does not depend on them).
 
     Raises:
         ValueError: an unusable robot name, package name or e-mail, invalid limits or
@@ -153,8 +158,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
     control = ros2_control or Ros2ControlOptions()
     tree = tree or build_frame_tree(model, joint_prefix=joint_prefix)
     overrides: Dict[str, JointLimit] = normalise_limits(limits)
-    urdf_text = to_urdf(model, robot_name, tree=tree,
-                        position_limits=overrides)
+    urdf_text = to_urdf(model, robot_name, tree=tree, position_limits=overrides,
+                        mesh_dir=mesh_dir, meshes=meshes)
     urdf = parse_urdf(urdf_text)
     joints = [j.name for j in urdf.joints if j.is_movable]
     control.check(joints)
@@ -162,6 +167,7 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
     groups = planning_groups(urdf, tree.end_effector_links) if joints else []
     poser = LinkPoser(model, tree, urdf)
     notes = [] if groups else ['the robot has no degree of freedom: no planning group']
+    notes += [n[len('meshes: '):] for n in export_meshes(model, mesh_dir, meshes)[2]]
     if samples:
         shapes = collision_shapes(urdf_text)
         checker = CollisionChecker(shapes, poser)
