@@ -114,3 +114,60 @@ def test_a_misplaced_part_is_seen():
     print(f'gripper: 95th percentile {np.percentile(near, 95) * 1e3:.3f} mm in place, '
           f'{np.percentile(far, 95) * 1e3:.1f} mm turned')
     assert np.percentile(near, 95) <= P95_BOUND < np.percentile(far, 95)
+
+
+def placed_meshes(robot, values):
+    """[(mesh file name, (4, 4) world pose, RGBA)] of a parsed URDF's mesh visuals."""
+    poses = vs.link_poses(robot, values)
+    out = []
+    for link in robot.links:
+        for visual in link.visuals:
+            if hasattr(visual.geometry, 'filename'):
+                rgba = tuple(visual.material.color.rgba) if visual.material is not None \
+                    and visual.material.color is not None else None
+                out.append((os.path.basename(visual.geometry.filename),
+                            poses[link.name] @ vs._origin(visual.origin), rgba))
+    return out
+
+
+@pytest.mark.parametrize('kit', ['A-2085-06G', 'A-2580-06G', 'A-2240-05', 'A-2099-07'])
+def test_every_mesh_has_hebis_file_place_and_colour(kit):
+    """Mesh by mesh at the zero configuration: each of our mesh visuals has a HEBI visual
+    of the same file within 0.3 mm and 1e-3 rad (HEBI's rounded frames, see the module
+    docstring), in the same colour, and the two models have the same number of each."""
+    model = load(os.path.join(KITS_DIR, kit + '.hrdf'))
+    ours = placed_meshes(parse(to_urdf(model, kit, mesh_dir=MESHES)), {})
+    hebi = placed_meshes(parse(kit_urdf(kit)), {})
+    assert sorted(m[0] for m in ours) == sorted(m[0] for m in hebi)
+    for name, pose, rgba in ours:
+        match = [h for h in hebi if h[0] == name
+                 and np.linalg.norm(h[1][:3, 3] - pose[:3, 3]) < 3e-4
+                 and np.abs(h[1][:3, :3] - pose[:3, :3]).max() < 1e-3]
+        assert match, (kit, name, pose)
+        assert all(np.allclose(h[2], rgba, atol=1e-9) for h in match), (name, rgba, match)
+
+
+def test_gripper_bodies_are_hebis_links_at_position_0():
+    """The gripper's bodies (hebi_parts.GRIPPER_BODIES, for models whose fingers move)
+    are HEBI's gripper links at position 0, relative to the gripper's own link, and each
+    body's pieces are that link's visuals (file or primitive, origin, colour)."""
+    from hrdf_ros.export.hebi_parts import COLOURS, gripper_body_poses, gripper_pieces
+    hebi = parse(kit_urdf('A-2085-06G'))
+    poses = vs.link_poses(hebi, {})
+    base = np.linalg.inv(poses['end_effector_1'])
+    links = {'base': 'end_effector_1'}
+    links.update({b: f'end_effector_1/{b}' for b in gripper_body_poses() if b != 'base'})
+    for body, pose in gripper_body_poses().items():
+        np.testing.assert_allclose(base @ poses[links[body]], pose, atol=1e-12, err_msg=body)
+    for body, link in links.items():
+        theirs = hebi.link_map[link].visuals
+        mine = [p for p in gripper_pieces() if p.body == body]
+        assert len(mine) == len(theirs), body
+        for piece, visual in zip(mine, theirs):
+            np.testing.assert_allclose(vs._origin(visual.origin), piece.pose, atol=1e-12)
+            if piece.mesh:
+                assert os.path.basename(visual.geometry.filename) == piece.mesh
+            else:
+                assert (visual.geometry.radius, visual.geometry.length) == \
+                    piece.primitive[1]
+            assert tuple(visual.material.color.rgba) == COLOURS[piece.colour]
