@@ -7,7 +7,8 @@ Usage (from the repository root; matplotlib comes with make env):
     python scripts/render_robot.py robot.urdf --positions "..." -o robot.png
 
 INPUT is a URDF file, or an HRDF file (``.hrdf``), which is turned into its URDF with
-``hrdf_ros.to_urdf``. Positions (rad, m for prismatic joints) are HEBI joint positions
+``hrdf_ros.to_urdf(..., meshes='primitives')`` (HEBI's parts as their fitted collision
+shapes, in HEBI's colours). Positions (rad, m for prismatic joints) are HEBI joint positions
 in HEBI order for an HRDF file, and URDF joint values in URDF document order for a URDF;
 missing means all zero. Link poses come from yourdfpy, the independent URDF library the
 tests use.
@@ -235,7 +236,8 @@ def _hrdf_urdf(path: str, positions: Sequence[float]):
     values = {name: q[k] / model.elements[e].gear_ratio
               for k, (name, e) in enumerate(zip(tree.dof_names, model.dof_elements))}
     name = os.path.splitext(os.path.basename(path))[0]
-    return to_urdf(model, name, tree=tree), values
+    # matplotlib draws primitives only: HEBI's parts as their fitted shapes, coloured
+    return to_urdf(model, name, tree=tree, meshes='primitives'), values
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -200,9 +200,7 @@ def primitive_shapes(element: Element, series: Optional[str] = None,
                 Shape('cylinder', (OUTPUT_RADIUS, 0.004), disc @ _translation((0, 0, -0.002)))]
     if element.kind == 'joint':
         return []
-    if element.kind == 'end-effector':
-        if element.type and 'Parallel' in element.type:
-            return [Shape('box', (0.05, 0.10, 0.06), _translation((0.0, 0.0, 0.03)))]
+    if element.kind == 'end-effector':      # grippers are HEBI parts (hebi_parts)
         return [_mass_sphere(element)] if element.mass > 0.0 else []
     shapes = []
     radius = TUBE_RADIUS if element.kind == 'link' else 0.8 * TUBE_RADIUS
