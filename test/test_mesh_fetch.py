@@ -95,6 +95,16 @@ def test_fetch_from_a_mirror_fills_the_cache_once(cache, mirror, capsys):
     assert all(u.startswith('file://' + folder + '/') for u in uris)
 
 
+def test_fetch_into_a_mesh_dir(cache, mirror, capsys, tmp_path):
+    mine = tmp_path / 'mine'
+    code, _, err = run(capsys, 'meshes', 'fetch', '--url', mirror.url, '--mesh-dir', mine)
+    assert code == 0 and f'in {mine}' in err
+    assert sorted(os.listdir(mine)) == sorted(FILES) and files_in(cache) == []
+    code, urdf, _ = run(capsys, 'urdf', KIT_HRDF, '--mesh-dir', mine)
+    uris = {m.get('filename') for m in ET.fromstring(urdf).iter('mesh')}
+    assert len(uris) == 13 and all(u.startswith(f'file://{mine}/') for u in uris)
+
+
 def corrupted_mirror(tmp_path, name):
     """A copy of the mirror layout (links) with one file's bytes changed."""
     root = tmp_path / 'mirror'

@@ -4,7 +4,7 @@ In: parsed arguments. Out: a report on stdout (``hrdf meshes``: every source of 
 in :mod:`hrdf_ros.export.mesh_sources`, the one in use and what it lacks), or the files
 downloaded into the user cache (``hrdf meshes fetch``: HEBI's part meshes of the pinned
 commit from ``--url``, each checked against its SHA-256; ``hrdf meshes fetch FILE...``:
-the web meshes of those HRDF files). Exit codes as every subcommand: 0, 1 (invalid HRDF),
+the web meshes of those HRDF files; ``--mesh-dir DIR``: into DIR instead). Exit codes as every subcommand: 0, 1 (invalid HRDF),
 2 (a download that fails: one line naming the URL and the reason).
 """
 from __future__ import annotations
@@ -79,8 +79,8 @@ def _fetch(args) -> int:
             note(f'{path}: {len(fetched)} web mesh(es) downloaded into '
                  f'{args.mesh_dir or web_cache_folder()}')
         return EXIT_OK
-    fetched = fetch_hebi_meshes(args.url)
-    folder = hebi_cache_folder()
+    folder = args.mesh_dir or hebi_cache_folder()
+    fetched = fetch_hebi_meshes(args.url, folder)
     note(f'{len(fetched)} HEBI mesh file(s) downloaded and checked, {len(FILES)} in '
          f'{folder}' if fetched else f'all {len(FILES)} HEBI mesh files already in {folder}')
     return EXIT_OK
@@ -111,8 +111,8 @@ def add_parser(sub) -> None:
                    help='where <BASE>/meshes/<file> are (default: HEBI\'s repository at '
                         'the pinned commit; a local mirror works too)')
     p.add_argument('--mesh-dir', metavar='DIR',
-                   help='the mesh folder to report on; with fetch FILE...: download the '
-                        'web meshes into DIR/<host>/<path> instead of the cache')
+                   help='the mesh folder to report on; with fetch: download into DIR '
+                        '(web meshes into DIR/<host>/<path>) instead of the cache')
     p.add_argument('--meshes', default='auto', choices=('auto', 'package', 'primitives'),
                    help='report the source these options give')
     p.set_defaults(run=cmd_meshes)
