@@ -42,7 +42,7 @@ import os
 import re
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional
+from typing import FrozenSet, List, Mapping, Optional
 
 from .hebi_mesh_files import COMMIT, FILES
 
@@ -135,6 +135,7 @@ class MeshSource:
             what was looked for in vain).
         mesh_dir: the user's mesh folder (also searched for web meshes), or ``None``.
         environ: the environment the rule read (for the web mesh cache).
+        files: the file names in ``folder`` (listed once, when the source is chosen).
     """
 
     kind: str
@@ -142,6 +143,13 @@ class MeshSource:
     origin: str
     mesh_dir: Optional[str] = None
     environ: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    files: FrozenSet[str] = field(default=frozenset(), compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.folder and not self.files and os.path.isdir(self.folder):
+            names = frozenset(n for n in os.listdir(self.folder)
+                              if os.path.isfile(os.path.join(self.folder, n)))
+            object.__setattr__(self, 'files', names)
 
     @property
     def forced_primitives(self) -> bool:
@@ -154,7 +162,7 @@ class MeshSource:
             return False
         if self.folder is None:
             return self.kind == 'package'
-        return os.path.isfile(os.path.join(self.folder, name))
+        return name in self.files
 
     def reference(self, name: str) -> Optional[str]:
         """The URI to write for HEBI mesh file ``name``, or ``None`` (primitives)."""

@@ -17,7 +17,8 @@ from ..kinematics import Kinematics
 from ..model import RobotModel
 from ..hrdf.reader import load, loads
 from ..export.ros2_control import Ros2ControlOptions, add_ros2_control
-from ..export.urdf import to_urdf, urdf_notes
+from ..export.urdf import to_urdf_tree
+from ..export.xml_text import document
 
 
 class LoadError(Exception):
@@ -66,7 +67,8 @@ class LoadedRobot:
         gear_ratios: (dof,) HEBI position / URDF joint value per degree of freedom (1
             except for HRDF ``<joint gear_ratio>``).
         export_notes: what the URDF adds to HEBI's model (physical fill) or replaces
-            (missing meshes), one line each (:func:`~hrdf_ros.export.urdf.urdf_notes`).
+            (missing meshes), and where HEBI's meshes come from, one line each
+            (:func:`~hrdf_ros.export.urdf.urdf_notes`).
     """
 
     source: str
@@ -105,10 +107,11 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
     moving = sorted((j for j in tree.joints if not j.is_fixed), key=lambda j: j.dof)
     fixed = [j for j in tree.joints if j.is_fixed]
     try:
-        meshes = {'mesh_dir': naming.mesh_dir or None, 'meshes': naming.meshes}
-        urdf = to_urdf(model, name, tree=tree, position_limits=naming.position_limits,
-                       exact_masses=naming.exact_masses, **meshes)
-        notes = urdf_notes(model, tree, naming.exact_masses, **meshes)
+        notes: List[str] = []       # what urdf_notes gives, from the same export
+        urdf = document(to_urdf_tree(
+            model, name, tree=tree, position_limits=naming.position_limits,
+            exact_masses=naming.exact_masses, mesh_dir=naming.mesh_dir or None,
+            meshes=naming.meshes, notes=notes))
         if naming.ros2_control is not None:
             urdf = add_ros2_control(urdf, naming.ros2_control)
     except ValueError as exc:
