@@ -69,7 +69,7 @@ def _fetch(args) -> int:
         models = []
         for path in args.files:
             try:
-                models.append(load(path))
+                models.append(load(path, strict=args.strict))
             except HrdfError as exc:
                 for d in exc.diagnostics:
                     print(d, file=sys.stderr)
