@@ -4,11 +4,8 @@ never for collision, hrdf urdf --mesh-dir downloads them once from a local HTTP 
 missing local meshes drawn as primitives). No network: the HTTP server runs on
 127.0.0.1. HEBI's part meshes and ``hrdf meshes``: test_mesh_sources.py,
 test_mesh_fetch.py."""
-import functools
-import http.server
 import json
 import os
-import threading
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -25,6 +22,7 @@ from hrdf_ros.export.sdf import to_sdf
 from hrdf_ros.hrdf.inertia import tensor_problem
 
 from conftest import BUNDLED_ARM, KITS
+from local_http import LocalServer
 
 #: A Custom end effector without mass: HEBI gives its body and the end-effector frame none
 CHAIN = '<robot version="1.2.0"><actuator type="X5-1"/><end-effector/></robot>'
@@ -121,33 +119,12 @@ def test_hrdf_sdf_writes_frames_joints_and_inertials(capsys, tmp_path):
 MESH = 'solid m\nendsolid m\n'
 
 
-class _Server:
-    """An HTTP server on 127.0.0.1 serving a folder, counting requests."""
-
-    def __init__(self, folder):
-        self.requests = []
-        server = self
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def log_message(self, *args):
-                server.requests.append(self.path)
-        self.httpd = http.server.ThreadingHTTPServer(
-            ('127.0.0.1', 0), functools.partial(Handler, directory=str(folder)))
-        self.url = f'http://127.0.0.1:{self.httpd.server_address[1]}'
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def server(tmp_path):
     folder = tmp_path / 'www'
     (folder / 'meshes').mkdir(parents=True)
     (folder / 'meshes' / 'shell.stl').write_text(MESH)
-    served = _Server(folder)
+    served = LocalServer(folder)
     yield served
     served.close()
 

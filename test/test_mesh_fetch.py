@@ -4,12 +4,9 @@ against its SHA-256, exports then use the cache; a corrupted file (digest mismat
 error that leaves nothing in the cache; an unreachable server is one line and exit 2;
 ``hrdf meshes fetch FILE.hrdf`` downloads a robot's web meshes, which exports then write
 as file:// URIs. The session's cache is a temporary folder (conftest)."""
-import functools
 import hashlib
-import http.server
 import os
 import socket
-import threading
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -19,29 +16,10 @@ from hrdf_ros.export.hebi_mesh_files import FILES
 from hrdf_ros.export.mesh_sources import hebi_cache_folder, local_name, web_cache_folder
 
 from hebi_description import HEBI_DESCRIPTION, require_hebi_description
+from local_http import LocalServer
 
 require_hebi_description()
 KIT_HRDF = os.path.join(HEBI_DESCRIPTION, 'config', 'arms', 'hrdf', 'A-2085-06G.hrdf')
-
-
-class Server:
-    """An HTTP server on 127.0.0.1 serving a folder, recording request paths."""
-
-    def __init__(self, folder):
-        self.requests = []
-        server = self
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def log_message(self, *args):
-                server.requests.append(self.path)
-        self.httpd = http.server.ThreadingHTTPServer(
-            ('127.0.0.1', 0), functools.partial(Handler, directory=str(folder)))
-        self.url = f'http://127.0.0.1:{self.httpd.server_address[1]}'
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture
@@ -54,7 +32,7 @@ def cache(tmp_path, monkeypatch):
 
 @pytest.fixture
 def mirror():
-    served = Server(HEBI_DESCRIPTION)
+    served = LocalServer(HEBI_DESCRIPTION)
     yield served
     served.close()
 
@@ -122,7 +100,7 @@ def corrupted_mirror(tmp_path, name):
 
 def test_a_corrupted_file_is_an_error_and_nothing_stays(cache, tmp_path, capsys):
     name = 'T5.stl'          # late in the list: files before it were downloaded and checked
-    served = Server(corrupted_mirror(tmp_path, name))
+    served = LocalServer(corrupted_mirror(tmp_path, name))
     try:
         code, out, err = run(capsys, 'meshes', 'fetch', '--url', served.url)
     finally:
@@ -153,7 +131,7 @@ def test_fetch_file_downloads_its_web_meshes_for_exports(cache, tmp_path, capsys
     www = tmp_path / 'www' / 'meshes' / 'rosie'
     www.mkdir(parents=True)
     (www / 'body.obj').write_text(TETRAHEDRON)
-    served = Server(tmp_path / 'www')
+    served = LocalServer(tmp_path / 'www')
     try:
         url = f'{served.url}/meshes/rosie/body.obj'
         robot = tmp_path / 'robot.hrdf'
