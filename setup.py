@@ -20,11 +20,15 @@ setup(
     ],
     # MoveIt config package templates (hrdf_ros/export/moveit/templates) ship as data.
     package_data={'hrdf_ros.export.moveit': ['templates/*.jinja', 'templates/*/*.jinja']},
-    install_requires=['setuptools', 'numpy', 'defusedxml', 'PyYAML', 'Jinja2'],
+    install_requires=['setuptools', 'numpy', 'defusedxml', 'PyYAML', 'Jinja2', 'platformdirs',
+                      'tqdm'],
     # hrdf moveit's self-collision matrix (without it: --collision-samples 0); hrdf view
-    # and the ROS web view (hrdf_ros.view: viser's 3D page, yourdfpy, trimesh).
+    # and the ROS web view (hrdf_ros.view: viser's 3D page, yourdfpy, trimesh); meshes:
+    # what scripts/fit_collision_shapes.py and the mesh tests use (never imported by the
+    # package itself).
     extras_require={'moveit': ['python-fcl'],
-                    'view': ['viser>=1.1.1', 'yourdfpy>=0.0.56', 'trimesh>=4']},
+                    'view': ['viser>=1.1.1', 'yourdfpy>=0.0.56', 'trimesh>=4'],
+                    'meshes': ['trimesh[easy]']},
     zip_safe=True,
     maintainer='hrdf_ros maintainers',
     maintainer_email='maintainers@hrdf-ros.dev',

@@ -4,7 +4,7 @@
 Usage (after ``make test`` installed chromium and selenium):
     .venv/bin/python benchmarks/view_startup.py [--runs 5] [HRDF ...]
 
-For each file, with and without ``--hebi-meshes`` (HEBI's meshes through an ament prefix
+For each file, with ``--meshes package`` and ``--meshes primitives`` (HEBI's meshes through an ament prefix
 linking ../shared/hebi_description), each run starts ``hrdf view FILE --port 0`` and, as
 soon as the URL is on stdout, opens it in an already running headless chromium
 (software WebGL, as CI and robot computers without GPU have). Reported, median and
@@ -49,7 +49,7 @@ def memory_mib(pid: int):
 
 
 def one_run(driver, path: str, meshes: bool):
-    args = [path] + (['--hebi-meshes'] if meshes else [])
+    args = [path, '--meshes', 'package' if meshes else 'primitives']
     t0 = time.monotonic()
     view = ViewProcess(args, env=prefix_env())
     try:

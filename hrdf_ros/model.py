@@ -33,6 +33,23 @@ ELEMENT_KINDS = ('actuator', 'link', 'bracket', 'rigid-body', 'joint', 'end-effe
 MOTION_AXES = ('rx', 'ry', 'rz', 'tx', 'ty', 'tz')
 
 
+@dataclass(frozen=True)
+class LinkGeometry:
+    """The shape parameters of an HRDF ``<link>`` (a tube between two interfaces).
+
+    Attributes:
+        input, output: end styles, ``'RightAngle'`` or ``'Inline'``.
+        extension: m; twist: rad (as written in the HRDF).
+        half_height: the link family's interface half height, m (catalogue).
+    """
+
+    input: str
+    output: str
+    extension: float
+    twist: float
+    half_height: float
+
+
 @dataclass
 class Element:
     """One HRDF robot element, resolved to numbers.
@@ -67,6 +84,7 @@ class Element:
             mesh or the HRDF came from text without a base directory.
         mesh_transform: (4, 4) pose of the mesh's base frame in the element's input frame
             (``mesh_rot``, ``mesh_trans``; m), or ``None`` when there is no mesh.
+        link: a ``<link>``'s styles, extension and twist (its geometry), else ``None``.
     """
 
     kind: str
@@ -91,6 +109,7 @@ class Element:
     mesh_path: Optional[str] = None
     mesh_file: Optional[str] = None
     mesh_transform: Optional[np.ndarray] = None
+    link: Optional[LinkGeometry] = None
 
     @property
     def is_dof(self) -> bool:

@@ -5,7 +5,7 @@ Usage (from the repository root, after ``make test`` installed chromium and sele
     .venv/bin/python scripts/view_screenshot.py            # the README's picture
     .venv/bin/python scripts/view_screenshot.py ROBOT.hrdf --positions "..." -o out.png
 
-Runs the real command, ``hrdf view FILE --hebi-meshes --positions ... --port 0``, with
+Runs the real command, ``hrdf view FILE --meshes package --positions ... --port 0``, with
 HEBI's description package (default ``../shared/hebi_description``) on the ament index
 through a temporary prefix (a link; nothing is copied), opens the page in headless
 chromium (software WebGL), closes the "software rendering" notice, waits until two
@@ -95,7 +95,7 @@ def main(argv=None) -> int:
     env = dict(os.environ, AMENT_PREFIX_PATH=os.pathsep.join(
         [prefix] + [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]))
     hrdf = os.path.join(os.path.dirname(sys.executable), 'hrdf')
-    view = subprocess.Popen([hrdf, 'view', args.hrdf, '--hebi-meshes', '--port', '0',
+    view = subprocess.Popen([hrdf, 'view', args.hrdf, '--meshes', 'package', '--port', '0',
                              '--positions', args.positions], stdout=subprocess.PIPE,
                             text=True, env=env)
     try:

@@ -1,7 +1,10 @@
 """Shared test fixtures: the HEBI kit corpus, the hebi-py oracle, ROS set-up."""
+import atexit
 import glob
 import os
 import random
+import shutil
+import tempfile
 
 import numpy as np
 import pytest
@@ -15,6 +18,13 @@ HEXAPOD_DIR = os.path.join(REPO, 'test', 'data', 'hexapod')
 HEXAPOD = os.path.join(HEXAPOD_DIR, 'hexapod.hrdf')
 #: The 18-DoF hexapod of the benchmarks (one file).
 HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
+
+# hrdf_ros's mesh sources (hrdf_ros.export.mesh_sources): a user cache of this test
+# session only, and no mesh folder from the developer's environment, so that tests
+# neither read nor fill the user's own cache and the rule starts from nothing.
+os.environ['HRDF_ROS_CACHE_DIR'] = tempfile.mkdtemp(prefix='hrdf_ros_test_cache_')
+atexit.register(shutil.rmtree, os.environ['HRDF_ROS_CACHE_DIR'], True)
+os.environ.pop('HRDF_ROS_MESH_DIR', None)
 
 # As the Makefile: a ROS graph of our own (a domain id in 1..100 unless one was chosen,
 # discovery on this host only), also when pytest runs without make.

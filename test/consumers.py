@@ -235,38 +235,66 @@ def transform(rotation, translation):
     return out
 
 
-
+#: HEBI's part meshes for the consumer tests: the shared copy of hebi_description.
+HEBI_MESHES = os.path.join(REPO, '..', 'shared', 'hebi_description', 'meshes')
 #: A valid mesh (a tetrahedron, 0.1 m) standing in for downloaded web meshes.
 TETRAHEDRON_OBJ = ('v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\n'
                    'f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n')
 
 
-def seed_mesh_dir(model, folder):
-    """Put a stand-in copy of every web mesh of ``model`` where ``mesh_dir`` looks for it,
-    so an export with ``mesh_dir=folder`` needs no network (the download itself is
-    tested against a local HTTP server in test_meshes.py). Returns the number seeded."""
-    from hrdf_ros.export.meshes import local_name
-    count = 0
-    for element in model.elements:
-        url = element.mesh_file or ''
-        if url.startswith(('http://', 'https://')):
-            path = os.path.join(folder, local_name(url))
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, 'w') as handle:
-                handle.write(TETRAHEDRON_OBJ)
-            count += 1
-    return count
+def mesh_folder(model, folder, web=True):
+    """A ``mesh_dir`` for one export: links to HEBI's mesh files (the shared copy of
+    hebi_description, so every HEBI part is drawn with its mesh; none when that copy is
+    absent) and, with ``web``, a stand-in copy of each web mesh at ``<host>/<path>``,
+    where ``hrdf urdf --mesh-dir`` downloads them (the downloads themselves:
+    test_mesh_fetch.py). Returns the folder."""
+    from hrdf_ros.export.hebi_mesh_files import FILES
+    from hrdf_ros.export.mesh_fetch import web_meshes
+    from hrdf_ros.export.mesh_sources import local_name
+    folder = str(folder)
+    os.makedirs(folder, exist_ok=True)
+    if os.path.isdir(HEBI_MESHES):
+        for name in FILES:
+            os.symlink(os.path.join(HEBI_MESHES, name), os.path.join(folder, name))
+    for url in web_meshes(model) if web else []:
+        path = os.path.join(folder, local_name(url))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as handle:
+            handle.write(TETRAHEDRON_OBJ)
+    return folder
 
 
-def write_urdf(ref, folder, local_meshes=False, **options):
-    """Write the URDF of ``ref.model`` into ``folder``; with ``local_meshes``, web meshes
-    are referenced as (seeded) local copies, as ``hrdf urdf --mesh-dir`` does.
-    Returns the file path."""
+def visual_meshes(model):
+    """How many ``<visual>`` meshes the URDF of ``model`` has with :func:`mesh_folder`:
+    one per HEBI mesh piece (when the shared copy is there) and per HRDF mesh (a web URL
+    or a copy, or a local file that exists)."""
+    from hrdf_ros.export.hebi_parts import part_pieces
+    hebi = os.path.isdir(HEBI_MESHES) and sum(
+        p.mesh is not None for e in model.elements for p in part_pieces(e))
+    own = sum(1 for e in model.elements if e.mesh_file and (
+        e.mesh_file.startswith(('http://', 'https://')) or os.path.isfile(e.mesh_file)))
+    return int(hebi) + own
+
+
+def write_urdf(ref, folder, web_meshes=True, **options):
+    """Write the URDF of ``ref.model`` into ``folder``, HEBI's parts drawn with HEBI's
+    meshes and, with ``web_meshes``, web meshes as (stand-in) local copies
+    (:func:`mesh_folder`); checks that every one is a mesh in the URDF. Returns the file
+    path."""
     from hrdf_ros import to_urdf
     folder = str(folder)
-    if local_meshes and seed_mesh_dir(ref.model, os.path.join(folder, 'meshes')):
-        options['mesh_dir'] = os.path.join(folder, 'meshes')
+    options.setdefault('mesh_dir', mesh_folder(ref.model, os.path.join(folder, 'meshes'),
+                                               web_meshes))
     path = os.path.join(folder, 'robot.urdf')
+    text = to_urdf(ref.model, 'robot', tree=ref.tree, **options)
     with open(path, 'w', encoding='utf-8') as handle:
-        handle.write(to_urdf(ref.model, 'robot', tree=ref.tree, **options))
+        handle.write(text)
+    assert count_visual_meshes(text) == visual_meshes(ref.model)
     return path
+
+
+def count_visual_meshes(text):
+    """``<visual>`` elements with a ``<mesh>`` in a URDF or SDF document."""
+    import xml.etree.ElementTree as ET
+    return sum(1 for visual in ET.fromstring(text).iter('visual')
+               if visual.find('geometry/mesh') is not None)

@@ -21,8 +21,8 @@ import pytest
 
 from hrdf_ros.export.sdf import to_sdf
 
-from consumers import (assert_pose, ign_sdf, parametrize_cases, pose_error, reference,
-                       seed_mesh_dir, write_urdf)
+from consumers import (assert_pose, count_visual_meshes, ign_sdf, mesh_folder,
+                       parametrize_cases, pose_error, reference, visual_meshes, write_urdf)
 
 pytestmark = pytest.mark.consumers
 #: Pose tolerance for models converted by SDFormat 12.3 (see the module docstring), m.
@@ -61,7 +61,7 @@ def drake_poses(path, ref, links, strict=True):
 @parametrize_cases()
 def test_sdformat_converts_the_urdf_keeping_joints_links_and_frames(case, tmp_path):
     ref = reference(case)
-    urdf_path = write_urdf(ref, tmp_path, local_meshes=True)
+    urdf_path = write_urdf(ref, tmp_path)
     result = ign_sdf('-p', urdf_path)
     assert result.returncode == 0, result.stderr
     assert not result.stderr.strip(), result.stderr
@@ -69,6 +69,7 @@ def test_sdformat_converts_the_urdf_keeping_joints_links_and_frames(case, tmp_pa
     with open(sdf_path, 'w', encoding='utf-8') as handle:
         handle.write(result.stdout)
     model = ET.fromstring(result.stdout).find('model')
+    assert count_visual_meshes(result.stdout) == visual_meshes(ref.model)
     links = {link.get('name') for link in model.findall('link')}
     joints = {joint.get('name'): joint.get('type') for joint in model.findall('joint')}
     urdf = ET.parse(urdf_path).getroot()
@@ -99,18 +100,18 @@ def test_sdformat_converts_the_urdf_keeping_joints_links_and_frames(case, tmp_pa
 @parametrize_cases()
 def test_hrdf_sdf_is_valid_and_drake_puts_every_frame_where_hebi_does(case, tmp_path):
     ref = reference(case)
-    options = {}
-    if seed_mesh_dir(ref.model, tmp_path / 'meshes'):
-        options['mesh_dir'] = str(tmp_path / 'meshes')
+    mesh_dir = mesh_folder(ref.model, tmp_path / 'meshes')
     path = str(tmp_path / 'robot.sdf')
+    text = to_sdf(ref.model, 'robot', tree=ref.tree, mesh_dir=mesh_dir)
+    assert count_visual_meshes(text) == visual_meshes(ref.model)
     with open(path, 'w', encoding='utf-8') as handle:
-        handle.write(to_sdf(ref.model, 'robot', tree=ref.tree, **options))
+        handle.write(text)
     # a gripper's mimic joints need SDFormat 1.11, which libsdformat 12 cannot read
     # (test_consumers_mimic.py); Drake's strict parser (libsdformat 14+) checks it below,
     # and `ign sdf -k` the rigid-gripper 1.9 file of --no-gripper-joints
     rigid = str(tmp_path / 'rigid.sdf')
     with open(rigid, 'w', encoding='utf-8') as handle:
-        handle.write(to_sdf(ref.model, 'robot', gripper_joints=False, **options))
+        handle.write(to_sdf(ref.model, 'robot', gripper_joints=False, mesh_dir=mesh_dir))
     check = ign_sdf('-k', rigid if ref.tree.grippers else path)
     assert check.returncode == 0 and check.stdout.strip() == 'Valid.', check.stdout + \
         check.stderr

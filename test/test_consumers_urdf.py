@@ -30,7 +30,7 @@ from hrdf_ros.export.inertials import FILL_MASS
 
 from consumers import (CASES, REAL_FILES, REAL_NOT_LOADED, assert_pose, parametrize_cases,
                        quaternion_xyzw_matrix, reference, require_tool, transform,
-                       write_urdf)
+                       visual_meshes, write_urdf)
 
 pytestmark = pytest.mark.consumers
 GRAVITY = np.array([0.0, 0.0, -9.80665])     # m/s^2, in base_link
@@ -77,6 +77,14 @@ def test_real_files_that_do_not_load_are_listed():
 
 
 # -- Drake -----------------------------------------------------------------------------
+def drake_visual_meshes(scene_graph):
+    """Mesh geometries with the illustration role (the URDF's mesh visuals) in Drake."""
+    from pydrake.geometry import Mesh, Role
+    inspector = scene_graph.model_inspector()
+    return sum(isinstance(inspector.GetShape(g), Mesh)
+               for g in inspector.GetAllGeometryIds(Role.kIllustration))
+
+
 @parametrize_cases()
 def test_drake(case, tmp_path, caplog):
     pytest.importorskip('pydrake', reason='drake not installed (make test-consumers)')
@@ -85,13 +93,13 @@ def test_drake(case, tmp_path, caplog):
     from pydrake.systems.analysis import Simulator
     from pydrake.systems.framework import DiagramBuilder
     ref = reference(case)
-    # Drake opens visual meshes: web meshes need hrdf urdf --mesh-dir (seeded copies)
-    path = write_urdf(ref, tmp_path, local_meshes=True)
+    # Drake opens visual meshes: web meshes need local copies (hrdf meshes fetch)
+    path = write_urdf(ref, tmp_path)
     builder = DiagramBuilder()
     # a gripper's <mimic> joints become coupler constraints, which only a discrete plant
     # with the SAP solver simulates (a continuous one refuses constraints)
     mimic = len(ref.moving_joints) - len(ref.actuated_joints)
-    plant, _ = AddMultibodyPlant(MultibodyPlantConfig(
+    plant, scene_graph = AddMultibodyPlant(MultibodyPlantConfig(
         time_step=0.001 if mimic else 0.0,
         discrete_contact_approximation='sap' if mimic else ''), builder)
     with caplog.at_level('WARNING', logger='drake'):
@@ -103,6 +111,7 @@ def test_drake(case, tmp_path, caplog):
     assert len(caplog.records) == geared
     plant.WeldFrames(plant.world_frame(), plant.GetFrameByName('base_link'))
     plant.Finalize()
+    assert drake_visual_meshes(scene_graph) == visual_meshes(ref.model)
     diagram = builder.Build()
     root_context = diagram.CreateDefaultContext()
     context = plant.GetMyMutableContextFromRoot(root_context)
@@ -149,7 +158,9 @@ def test_drake(case, tmp_path, caplog):
 def test_mujoco(case, tmp_path):
     mujoco = pytest.importorskip('mujoco', reason='mujoco not installed (make test-consumers)')
     ref = reference(case)
-    path = write_urdf(ref, tmp_path)        # web meshes stay URLs: MuJoCo drops visuals
+    # MuJoCo drops URDF visuals and cannot open file:// collision meshes (README): web
+    # meshes stay URLs, which are never collision geometry
+    path = write_urdf(ref, tmp_path, web_meshes=False)
     model = mujoco.MjModel.from_xml_path(path)
     data = mujoco.MjData(model)
     body = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, i): i
@@ -194,13 +205,16 @@ def _pybullet_pose(position, orientation):
 def test_pybullet(case, tmp_path, capfd):
     p = pytest.importorskip('pybullet', reason='pybullet not installed (make test-consumers)')
     ref = reference(case)
-    path = write_urdf(ref, tmp_path, local_meshes=True)
+    path = write_urdf(ref, tmp_path)
     capfd.readouterr()
     client = p.connect(p.DIRECT)
     try:
         body = p.loadURDF(path, useFixedBase=True, flags=p.URDF_USE_INERTIA_FROM_FILE,
                           physicsClientId=client)
         out = ''.join(capfd.readouterr())
+        shapes = p.getVisualShapeData(body, physicsClientId=client)
+        loaded = [s[4].decode() for s in shapes if s[2] == p.GEOM_MESH]
+        assert len(loaded) == visual_meshes(ref.model) and all(map(os.path.isfile, loaded))
         # base_link, the root, has no <inertial> because KDL rejects a root inertia
         # (see README); PyBullet says so once and ignores it for a fixed base. No other
         # link lacks one.

@@ -1,12 +1,11 @@
 """Export options around simulators: the physical fill report (URDF comment, hrdf info,
-warnings), --exact-masses, joint limit overrides, hrdf sdf, and meshes (web meshes never
-for collision, --mesh-dir downloads once from a local HTTP server, missing local meshes
-drawn as primitives). No network: the HTTP server runs on 127.0.0.1."""
-import functools
-import http.server
+warnings), --exact-masses, joint limit overrides, hrdf sdf, and HRDF meshes (web meshes
+never for collision, hrdf urdf --mesh-dir downloads them once from a local HTTP server,
+missing local meshes drawn as primitives). No network: the HTTP server runs on
+127.0.0.1. HEBI's part meshes and ``hrdf meshes``: test_mesh_sources.py,
+test_mesh_fetch.py."""
 import json
 import os
-import threading
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -17,11 +16,13 @@ from hrdf_ros import load, loads, to_urdf
 from hrdf_ros.cli import main
 from hrdf_ros.export.inertials import FILL_MASS, FILL_MOMENT
 from hrdf_ros.export.limits import DEFAULT_JOINT_EFFORT, JointLimit, read_limits
-from hrdf_ros.export.meshes import MeshDownloadError, local_name
+from hrdf_ros.export.mesh_fetch import MeshDownloadError
+from hrdf_ros.export.mesh_sources import MeshSourceError, local_name
 from hrdf_ros.export.sdf import to_sdf
 from hrdf_ros.hrdf.inertia import tensor_problem
 
 from conftest import BUNDLED_ARM, KITS
+from local_http import LocalServer
 
 #: A Custom end effector without mass: HEBI gives its body and the end-effector frame none
 CHAIN = '<robot version="1.2.0"><actuator type="X5-1"/><end-effector/></robot>'
@@ -118,33 +119,12 @@ def test_hrdf_sdf_writes_frames_joints_and_inertials(capsys, tmp_path):
 MESH = 'solid m\nendsolid m\n'
 
 
-class _Server:
-    """An HTTP server on 127.0.0.1 serving a folder, counting requests."""
-
-    def __init__(self, folder):
-        self.requests = []
-        server = self
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def log_message(self, *args):
-                server.requests.append(self.path)
-        self.httpd = http.server.ThreadingHTTPServer(
-            ('127.0.0.1', 0), functools.partial(Handler, directory=str(folder)))
-        self.url = f'http://127.0.0.1:{self.httpd.server_address[1]}'
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def server(tmp_path):
     folder = tmp_path / 'www'
     (folder / 'meshes').mkdir(parents=True)
     (folder / 'meshes' / 'shell.stl').write_text(MESH)
-    served = _Server(folder)
+    served = LocalServer(folder)
     yield served
     served.close()
 
@@ -162,23 +142,31 @@ def test_web_meshes_are_drawn_but_never_collide():
                                        for c in link.collisions)
 
 
-def test_mesh_dir_downloads_once_and_references_local_copies(capsys, server, tmp_path):
+def test_cli_mesh_dir_downloads_once_and_references_local_copies(capsys, server, tmp_path):
     url = f'{server.url}/meshes/shell.stl'
-    model = web_robot(url)
-    mesh_dir = tmp_path / 'cache'
-    urdf = to_urdf(model, mesh_dir=str(mesh_dir))
+    path = tmp_path / 'robot.hrdf'
+    path.write_text(f'<robot version="1.4.0"><actuator type="X5-1"/><rigid-body mass="0.2" '
+                    f'com_trans="0 0 0.05" mesh_path="{url}" output_trans="0 0 0.1"/></robot>')
+    mesh_dir = tmp_path / 'meshes'
+    mesh_dir.mkdir()
+    code, urdf, err = run(capsys, 'urdf', path, '--mesh-dir', mesh_dir)
     copy = mesh_dir / local_name(url)
+    assert code == 0 and '1 web mesh(es) downloaded into' in err
     assert copy.read_text() == MESH and server.requests == ['/meshes/shell.stl']
     link = URDF.from_xml_string(urdf).link_map['rigid_body1']
     assert link.visuals[0].geometry.filename == 'file://' + str(copy)
     assert link.collisions[0].geometry.filename == 'file://' + str(copy)    # local: collides
-    assert to_urdf(model, mesh_dir=str(mesh_dir)) == urdf
+    code, again, err = run(capsys, 'urdf', path, '--mesh-dir', mesh_dir)
+    assert code == 0 and again == urdf and 'downloaded' not in err
     assert server.requests == ['/meshes/shell.stl']                   # not again
-    with pytest.raises(MeshDownloadError, match='404'):
-        to_urdf(web_robot(f'{server.url}/meshes/missing.stl'), mesh_dir=str(mesh_dir))
-    from hrdf_ros.export import meshes
+    # the API never downloads: it finds the copy, or keeps the URL
+    assert to_urdf(web_robot(url), mesh_dir=str(mesh_dir)).count('file://' + str(copy)) == 2
+    assert to_urdf(web_robot(url)).count(url) == 1
+    assert server.requests == ['/meshes/shell.stl']
+    from hrdf_ros.export import mesh_fetch
     with pytest.raises(MeshDownloadError, match='limit'):
-        meshes.download(url, str(tmp_path / 'x.stl'), max_bytes=4)
+        mesh_fetch.download(url, str(tmp_path / 'x.stl'), max_bytes=4)
+    assert not (tmp_path / 'x.stl').exists() and not list(tmp_path.glob('*.part'))
 
 
 def test_cli_mesh_dir_errors_are_usage_errors(capsys, server, tmp_path):
@@ -209,7 +197,7 @@ def test_local_meshes_are_file_uris_and_missing_ones_become_primitives(capsys, t
 def test_local_name_is_confined_to_the_mesh_dir():
     assert local_name('https://h.example/a/../b/m%20x.stl?v=2') == \
         os.path.join('h.example', 'a', 'b', 'm_x_v_2.stl')
-    with pytest.raises(MeshDownloadError):
+    with pytest.raises(MeshSourceError):
         local_name('https:///m.stl')
 
 

@@ -100,13 +100,15 @@ def test_position_limits_make_revolute_joints(tmp_path):
 
 
 def test_every_massive_link_has_visual_and_collision_geometry():
+    """... and where nothing is (HRDF joints, massless Custom end effectors), none."""
     for model in (load(BUNDLED_ARM), load(HEXAPOD), loads(GEARED)):
         robot = URDF.from_xml_string(to_urdf(model, 'r'))
         tree = build_frame_tree(model)
         for name, element in zip(tree.element_links, model.elements):
             link = robot.link_map[name]
-            if element.kind != 'joint':
-                assert link.visuals and link.collisions, name
+            empty = element.kind == 'joint' or (element.type == 'Custom'
+                                                and element.mass == 0.0)
+            assert bool(link.visuals and link.collisions) != empty, name
             for visual in link.visuals:
                 g = visual.geometry
                 sizes = getattr(g, 'size', None) or [

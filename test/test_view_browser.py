@@ -148,7 +148,7 @@ def independent_bounds(urdf_text: str) -> np.ndarray:
 def test_kit_is_drawn_with_one_slider_per_joint(browser, view, kit, meshes):
     model = load(kit_path(kit))
     tree = build_frame_tree(model)
-    process = view(kit_path(kit), *(['--hebi-meshes'] if meshes else []))
+    process = view(kit_path(kit), '--meshes', 'package' if meshes else 'primitives')
     joints = tree.dof_names + tree.gripper_joint_names   # a G kit: gripper_joint too
     open_page(browser, process, len(joints))
     assert len(sliders(browser)) == len(joints)
@@ -159,7 +159,8 @@ def test_kit_is_drawn_with_one_slider_per_joint(browser, view, kit, meshes):
     empty = settled_screenshot(browser)
     checkbox(browser, 'robot').click()
     canvas = browser.find_element('tag name', 'canvas').rect
-    low, high = independent_bounds(to_urdf(model, kit, hebi_meshes=meshes))
+    low, high = independent_bounds(to_urdf(model, kit,
+                                            meshes='package' if meshes else 'primitives'))
     corners = np.array([[x, y, z] for x in (low[0], high[0]) for y in (low[1], high[1])
                         for z in (low[2], high[2])])
     pixels = project(corners, canvas)

@@ -7,18 +7,20 @@ notes on stderr, and the exit code (:mod:`.common`).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 
 from ..export.frame_tree import build_frame_tree
 from ..export.limits import read_limits
-from ..export.meshes import MeshDownloadError
+from ..export.mesh_fetch import MeshDownloadError, fetch_web_meshes, web_meshes
+from ..export.mesh_sources import MeshSourceError, mesh_source
 from ..export.sdf import to_sdf
 from ..export.urdf import to_urdf, to_xacro, urdf_notes
 from ..hrdf.validation import validate_file
 from ..kinematics import Kinematics
 from .common import (EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError, io_error,
-                     load_or_report, note, parse_positions, robot_name)
+                     load_or_report, note, parse_positions, robot_name, mesh_options)
 
 
 def cmd_validate(args) -> int:
@@ -38,15 +40,36 @@ def cmd_validate(args) -> int:
     return worst
 
 
+def _download_into_mesh_dir(model, options) -> None:
+    if options['mesh_dir'] and web_meshes(model):
+        os.makedirs(options['mesh_dir'], exist_ok=True)     # as --mesh-dir always did
+    try:
+        source = mesh_source(options['mesh_dir'], options['meshes'])
+    except MeshSourceError as exc:
+        raise UsageError(str(exc)) from None
+    if not options['mesh_dir'] or source.forced_primitives:
+        return
+    if any(source.web_copy(url) is None for url in web_meshes(model)):
+        try:
+            fetched = fetch_web_meshes(model, options['mesh_dir'])
+        except (MeshDownloadError, MeshSourceError) as exc:
+            raise UsageError(f'--mesh-dir: {exc}') from None
+        note(f'{len(fetched)} web mesh(es) downloaded into {options["mesh_dir"]} '
+             '(`hrdf meshes fetch FILE.hrdf` fills the shared cache instead)')
+
+
 def cmd_export(args) -> int:
     """``hrdf urdf`` and ``hrdf sdf``: the document on stdout or in ``-o``; what the
-    export added or replaced (physical fill, missing meshes) as warnings on stderr."""
+    export added or replaced (physical fill, missing meshes) as warnings on stderr, how
+    HEBI's meshes were found as a note."""
     model, code = load_or_report(args)
     if model is None:
         return code
     name = robot_name(args)
-    options = dict(joint_prefix=args.joint_prefix, hebi_meshes=args.hebi_meshes,
-                   mesh_dir=args.mesh_dir, gripper_joints=args.gripper_joints)
+    meshes = mesh_options(args)
+    _download_into_mesh_dir(model, meshes)
+    options = dict(joint_prefix=args.joint_prefix, gripper_joints=args.gripper_joints,
+                   **meshes)
     exact = getattr(args, 'exact_masses', False)
     try:
         options['position_limits'] = read_limits(args.limits) if args.limits else None
@@ -61,17 +84,18 @@ def cmd_export(args) -> int:
                 text = add_ros2_control(text, control)
         notes = urdf_notes(model, build_frame_tree(model, joint_prefix=args.joint_prefix,
                                                    gripper_joints=args.gripper_joints),
-                           exact_masses=exact)
+                           exact_masses=exact, **meshes)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    except MeshDownloadError as exc:
-        raise UsageError(f'--mesh-dir: {exc}') from None
     if args.output and args.output != '-':
         with open(args.output, 'w', encoding='utf-8') as handle:
             handle.write(text)
     else:
         sys.stdout.write(text)
     for text in notes:  # after the document: a write that fails reports only that
+        if text.startswith('meshes: '):
+            note(text[len('meshes: '):])
+            continue
         hint = ' (HEBI\'s masses: --exact-masses)' if text.startswith('physical fill') \
             and args.command == 'urdf' else ''
         print(f'hrdf: warning: {text}{hint}', file=sys.stderr)
@@ -132,7 +156,8 @@ def cmd_moveit(args) -> int:
             model, name, joint_prefix=args.joint_prefix,
             limits=read_limits(args.limits) if args.limits else None,
             samples=args.collision_samples, seed=args.seed,
-            ros2_control=ros2_control_options(args), gripper_joints=args.gripper_joints)
+            ros2_control=ros2_control_options(args), gripper_joints=args.gripper_joints,
+            **mesh_options(args))
     except (ValueError, ImportError) as exc:
         raise UsageError(str(exc)) from None
     for path in write_moveit_package(package, args.output):

@@ -80,3 +80,36 @@ def parse_positions(text: Optional[str], dof: int) -> np.ndarray:
     if not np.all(np.isfinite(q)):
         raise UsageError('--positions must be finite')
     return q
+
+
+def add_gripper_option(parser) -> None:
+    """``--no-gripper-joints`` (``args.gripper_joints``, default true)."""
+    parser.add_argument('--no-gripper-joints', dest='gripper_joints', action='store_false',
+                        help='an X5Parallel/R8Parallel gripper as one rigid end effector '
+                             '(no gripper_joint, no mimic joints)')
+
+
+def add_mesh_options(parser) -> None:
+    """``--mesh-dir DIR`` and ``--meshes {auto,package,primitives}`` (the mesh rule of
+    :mod:`hrdf_ros.export.mesh_sources`)."""
+    parser.add_argument('--mesh-dir', metavar='DIR',
+                        help="HEBI's mesh files in DIR, written as file:// URIs (default: "
+                             'HRDF_ROS_MESH_DIR, else hebi_description, else the cache of '
+                             '"hrdf meshes fetch", else primitives); web meshes are looked '
+                             'for in DIR/<host>/<path>')
+    parser.add_argument('--meshes', default='auto', choices=('auto', 'package', 'primitives'),
+                        help='auto: the rule above; package: package://hebi_description '
+                             'URIs even when it is not installed here; primitives: no mesh '
+                             'files')
+
+
+def mesh_options(args) -> dict:
+    """``mesh_dir`` and ``meshes`` of the export (``--hebi-meshes``, deprecated, is
+    ``--meshes package``, with a note). With ``--mesh-dir DIR``, web meshes that neither
+    DIR nor the cache holds are downloaded into ``DIR/<host>/<path>`` first, as
+    ``--mesh-dir`` did before meshes had a cache (a note says so)."""
+    meshes = args.meshes
+    if getattr(args, 'hebi_meshes', False):
+        note('--hebi-meshes is deprecated: it means --meshes package')
+        meshes = 'package'
+    return {'mesh_dir': args.mesh_dir, 'meshes': meshes}

@@ -15,8 +15,9 @@ from ..hrdf.leniency import DEVIATIONS
 from ..kinematics import FRAME_TYPES
 from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_moveit, cmd_validate
 from .common import (EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser,
-                     UsageError)
+                     UsageError, add_gripper_option, add_mesh_options)
 from .info import cmd_info
+from .meshes import add_parser as add_meshes_parser
 from .view import add_view_parser
 
 
@@ -25,12 +26,6 @@ def _add_ros2_control_options(parser, help_text: str) -> None:
     parser.add_argument('--hebi-config', nargs=2, metavar=('PKG', 'FILE'),
                         help='HEBI robot config for --ros2-control hebi: package and file '
                              'in its share folder (hebi_hardware config_pkg, config_file)')
-
-
-def _add_gripper_option(parser) -> None:
-    parser.add_argument('--no-gripper-joints', dest='gripper_joints', action='store_false',
-                        help='an X5Parallel/R8Parallel gripper as one rigid end effector '
-                             '(no gripper_joint, no mimic joints)')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,10 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help='joint limits, a YAML mapping joint: [lower, upper] or '
                             '{lower, upper, velocity, effort}')
         p.add_argument('--hebi-meshes', action='store_true',
-                       help='actuator meshes from package://hebi_description')
-        p.add_argument('--mesh-dir', metavar='DIR',
-                       help='download web meshes once into DIR and reference the copies')
-        _add_gripper_option(p)
+                       help='deprecated: the same as --meshes package')
+        add_mesh_options(p)
+        add_gripper_option(p)
         if command == 'urdf':
             _add_ros2_control_options(p, 'add a <ros2_control> block for every movable joint')
         p.set_defaults(run=cmd_export)
@@ -98,8 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--seed', type=int, default=0, help='seed of those states (default 0)')
     _add_ros2_control_options(p, 'default hardware of the package\'s ros2_control '
                                  'xacro (default mock)')
-    _add_gripper_option(p)
+    add_mesh_options(p)
+    add_gripper_option(p)
     p.set_defaults(run=cmd_moveit)
+    add_meshes_parser(sub)
     add_view_parser(sub)
     for p in sub.choices.values():
         p.add_argument('--strict', action='store_true', help=strict_help)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import EXIT_OK, UsageError, load_or_report, parse_positions
+from .common import (EXIT_OK, UsageError, add_gripper_option, add_mesh_options, load_or_report,
+                     mesh_options, parse_positions)
 
 #: Seconds between looks at the file for live reload.
 POLL_S = 0.2
@@ -35,9 +36,9 @@ def add_view_parser(sub, help_text: str = 'show the robot in the browser (live r
     p.add_argument('--limits', metavar='YAML', help='joint limits (slider ranges), as '
                                                     'hrdf urdf --limits')
     p.add_argument('--hebi-meshes', action='store_true',
-                   help='actuator meshes from package://hebi_description')
-    p.add_argument('--mesh-dir', metavar='DIR',
-                   help='download web meshes once into DIR and draw the copies')
+                   help='deprecated: the same as --meshes package')
+    add_mesh_options(p)
+    add_gripper_option(p)
     p.set_defaults(run=cmd_view)
     return p
 
@@ -61,8 +62,8 @@ def cmd_view(args) -> int:
     from ..view.file_view import FileView, LoadFailed, ViewOptions
     from ..view.server import page_url, start_server, stop_server
     options = ViewOptions(strict=args.strict, joint_prefix=args.joint_prefix,
-                          limits=args.limits, hebi_meshes=args.hebi_meshes,
-                          mesh_dir=args.mesh_dir, name=args.name)
+                          limits=args.limits, name=args.name,
+                          gripper_joints=args.gripper_joints, **mesh_options(args))
     try:
         server = start_server(args.host, args.port,
                               label=f'hrdf view: {os.path.basename(args.file)}')

@@ -3,8 +3,12 @@
 In: a :class:`~hrdf_ros.model.RobotModel` (and, for MoveIt, its URDF). Out: text.
 
 * :mod:`.frame_tree` the URDF/TF tree (link and joint names) shared with the ROS node;
-* :mod:`.geometry` visual and collision shapes per element; :mod:`.limits` user joint
-  limits (YAML);
+* :mod:`.geometry` visual and collision shapes per element, from HEBI's parts
+  (:mod:`.hebi_parts`: mesh, pose, colour per piece; :mod:`.part_collision`: the shapes
+  fitted to each mesh); :mod:`.mesh_sources` where meshes come from (mesh_dir, the
+  ament index, the user cache), :mod:`.mesh_fetch` ``hrdf meshes fetch`` downloads
+  checked against :mod:`.hebi_mesh_files`, :mod:`.meshes` the HRDF's own meshes;
+  :mod:`.limits` user joint limits (YAML);
 * :mod:`.urdf` URDF and the xacro macro;
 * :mod:`.urdf_structure` a URDF read back (joints, links, geometry) for the MoveIt files;
 * :mod:`.ros2_control` the ``<ros2_control>`` block and its xacro macro (mock, Gazebo,

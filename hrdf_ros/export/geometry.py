@@ -1,23 +1,33 @@
 """Visual and collision geometry of HEBI elements, for the URDF and SDFormat.
 
-In: an :class:`~hrdf_ros.model.Element` (and where its mesh is, see
-:func:`element_geometry`). Out: :class:`Shape` lists for ``<visual>`` and
-``<collision>``, in the element's input frame.
+In: an :class:`~hrdf_ros.model.Element`, the export's
+:class:`~hrdf_ros.export.mesh_sources.MeshSource` and, for an HRDF ``mesh_path``, the
+reference to write. Out: :class:`Shape` lists for ``<visual>`` and ``<collision>``, in
+the element's input frame, visuals with a colour (a key of
+:data:`~hrdf_ros.export.hebi_parts.COLOURS`).
 
-Simple primitives sized to each module, so that RViz shows a recognisable robot with no
-extra packages; an HRDF ``mesh_path`` replaces them; HEBI's own meshes from the
-``hebi_description`` package can be used for actuators instead.
+* A part HEBI has meshes for (:func:`~hrdf_ros.export.hebi_parts.part_pieces`: X5, X8,
+  R8, T5, T8 actuators, X5/R8 light and heavy brackets, X5/R8 link caps and tube,
+  parallel grippers) is drawn with HEBI's meshes where the mesh source has them, placed
+  and coloured as HEBI does; its collision geometry is always the boxes and cylinders
+  fitted to those meshes (:mod:`.part_collision`), which also draw a piece whose mesh
+  the source lacks. So collision geometry, and the MoveIt collision matrix, are the
+  same whichever source the meshes come from.
+* Other elements (R25/T25 series, rigid bodies, massive Custom end effectors) get
+  primitives sized to the module, coloured like their series (R black, T tangerine;
+  rigid bodies black): housing boxes, link tubes, bracket plates, a sphere at the COM of
+  a rigid body or end effector with mass. HRDF ``joint`` elements and massless Custom
+  end effectors are not drawn (nothing is there).
+* An HRDF ``mesh_path`` replaces the primitives: a web mesh (``http(s)://``) is drawn
+  (``<visual>``; RViz fetches it) but never used for collision, where the element's
+  primitives stand in (simulators and planners cannot open URLs); a local mesh file
+  serves both; a local mesh file that does not exist is replaced by the primitives in
+  both.
 
-Meshes: a web mesh (``http(s)://``) is drawn (``<visual>``; RViz fetches it) but never
-used for collision, where the element's primitives stand in (simulators and planners
-cannot open URLs); a local mesh file serves both; a local mesh file that does not exist
-is replaced by the primitives in both.
-
-Every shape is placed in the element's *input* frame (its URDF link frame), m. Sizes
-are approximations of the modules' outer dimensions (HEBI data sheets: X-series housing
-110 x 74 mm, R8 and T-series similar footprints; link tubes 25 mm) and are meant for
-display and coarse collision checking, not for dynamics (mass properties come from the
-catalogue).
+Every shape is placed in the element's *input* frame (its URDF link frame), m. The
+primitives of parts without a HEBI mesh approximate the modules' outer dimensions (HEBI
+data sheets: R25 housing 160 x 120 mm; link tubes 25 mm) for display and coarse
+collision checking, not for dynamics (mass properties come from the catalogue).
 """
 from __future__ import annotations
 
@@ -29,6 +39,9 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from ..model import Element
+from .hebi_parts import MESH_SCALE, SERIES_COLOURS, Piece, part_pieces, pose
+from .mesh_sources import MeshSource
+from .part_collision import SHAPES as FITTED_SHAPES
 
 #: Housing footprint (length along x, width along y) of actuators by series, m.
 _HOUSING = {'X': (0.110, 0.074), 'R8': (0.122, 0.085), 'R25': (0.160, 0.120)}
@@ -36,9 +49,6 @@ _HOUSING = {'X': (0.110, 0.074), 'R8': (0.122, 0.085), 'R25': (0.160, 0.120)}
 TUBE_RADIUS = 0.0125
 #: Radius of the output disc drawn on actuators, m.
 OUTPUT_RADIUS = 0.02
-#: Meshes of HEBI actuators in ``hebi_description`` (input frame, millimetres).
-HEBI_ACTUATOR_MESHES = {'X5': 'X5.stl', 'X8': 'X8.stl', 'R8': 'R8.stl', 'T5': 'T5.stl',
-                        'T8': 'T8.stl'}
 
 
 @dataclass
@@ -51,12 +61,15 @@ class Shape:
             (radius,) m; mesh (scale,) (1 for metres, 0.001 for millimetres).
         pose: (4, 4) pose in the link (input) frame.
         filename: mesh file name or URL (meshes only).
+        material: colour name (a key of :data:`~hrdf_ros.export.hebi_parts.COLOURS`)
+            for visuals, ``None`` for collision shapes.
     """
 
     kind: str
     size: Tuple[float, ...]
     pose: np.ndarray
     filename: Optional[str] = None
+    material: Optional[str] = None
 
 
 def _translation(p) -> np.ndarray:
@@ -93,26 +106,12 @@ def actuator_family(element: Element) -> str:
     return name.split('-')[0]
 
 
-def element_shapes(element: Element, series: Optional[str] = None,
-                   output_height: Optional[float] = None,
-                   hebi_meshes: bool = False) -> List[Shape]:
-    """Shapes drawing one element, in its input frame.
-
-    Args:
-        element: the element.
-        series: interface series of an actuator (``X``, ``R8``, ``R25``), for its
-            housing size.
-        output_height: actuator output height, m.
-        hebi_meshes: use ``package://hebi_description/meshes/...`` for actuators that
-            have one.
-
-    Returns:
-        The shapes (possibly none: HRDF ``joint`` elements are not drawn).
-    """
-    if element.mesh_file:
-        return [Shape('mesh', (1.0,), element.mesh_transform if element.mesh_transform
-                      is not None else np.eye(4), element.mesh_file)]
-    return primitive_shapes(element, series, output_height, hebi_meshes)
+def element_colour(element: Element) -> str:
+    """Colour of an element drawn with primitives: by series for actuators (X red,
+    T tangerine, R black), black otherwise (HEBI's brackets, links and rigid bodies)."""
+    if element.kind == 'actuator':
+        return SERIES_COLOURS.get(actuator_family(element)[:1], 'hebi_black')
+    return 'hebi_black'
 
 
 def is_web_url(reference: str) -> bool:
@@ -120,46 +119,76 @@ def is_web_url(reference: str) -> bool:
     return reference.startswith(('http://', 'https://'))
 
 
-def element_geometry(element: Element, series: Optional[str] = None,
-                     output_height: Optional[float] = None, hebi_meshes: bool = False,
-                     mesh: Optional[str] = None) -> Tuple[List[Shape], List[Shape], str]:
+def fitted_shapes(piece: Piece, material: Optional[str] = None) -> List[Shape]:
+    """The collision shapes of a HEBI piece (its fitted primitives, or the primitive
+    itself), in the frame its pose is given in."""
+    if piece.mesh is None:
+        return [Shape(piece.primitive[0], tuple(piece.primitive[1]), piece.pose,
+                      material=material)]
+    return [Shape(kind, tuple(size), piece.pose @ pose(xyz, rpy), material=material)
+            for kind, size, xyz, rpy in FITTED_SHAPES[piece.mesh]]
+
+
+def piece_visuals(piece: Piece, source: MeshSource) -> List[Shape]:
+    """A HEBI piece drawn: its mesh when the source has it, else its fitted shapes."""
+    reference = None if piece.mesh is None else source.reference(piece.mesh)
+    if reference is None:
+        return fitted_shapes(piece, piece.colour)
+    return [Shape('mesh', (MESH_SCALE,), piece.pose, reference, piece.colour)]
+
+
+def element_geometry(element: Element, source: MeshSource, mesh: Optional[str] = None,
+                     series: Optional[str] = None, output_height: Optional[float] = None
+                     ) -> Tuple[List[Shape], List[Shape], str]:
     """Visual and collision shapes of one element, and a note when its mesh was replaced.
 
     Args:
-        element, series, output_height, hebi_meshes: as :func:`element_shapes`.
-        mesh: the reference to write for the element's mesh (its URL, a ``file://`` URI
-            of the file or of a downloaded copy), default ``element.mesh_file``.
+        element: the element.
+        source: where HEBI's part meshes come from.
+        mesh: the reference to write for the element's HRDF ``mesh_path`` (its URL, a
+            ``file://`` URI of the file or of a local copy;
+            :func:`~hrdf_ros.export.meshes.mesh_references`), ``None``: primitives.
+        series: interface series of an actuator (``X``, ``R8``, ``R25``), for the
+            housing size of actuators without a HEBI mesh.
+        output_height: actuator output height, m.
 
     Returns:
         (visual shapes, collision shapes, note); the note is ``''`` unless a missing
         local mesh file was replaced by primitives.
     """
-    primitives = primitive_shapes(element, series, output_height, hebi_meshes)
-    source = element.mesh_file
-    if not source:
-        return primitives, primitives, ''
-    if not is_web_url(source) and not os.path.isfile(source):
-        return primitives, primitives, (f'mesh file {source} not found: primitive shapes '
-                                        'instead')
-    reference = mesh or source
-    pose = element.mesh_transform if element.mesh_transform is not None else np.eye(4)
-    visual = [Shape('mesh', (1.0,), pose, reference)]
-    return visual, (primitives if is_web_url(reference) else visual), ''
+    pieces = part_pieces(element)
+    if pieces:
+        visual = [s for piece in pieces for s in piece_visuals(piece, source)]
+        return visual, [s for piece in pieces for s in fitted_shapes(piece)], ''
+    colour = element_colour(element)
+    collision = primitive_shapes(element, series, output_height)
+    visual = [Shape(s.kind, s.size, s.pose, material=colour) for s in collision]
+    hrdf_mesh = element.mesh_file
+    if not hrdf_mesh or mesh is None:
+        return visual, collision, ''
+    if not is_web_url(hrdf_mesh) and not os.path.isfile(hrdf_mesh):
+        return visual, collision, (f'mesh file {hrdf_mesh} not found: primitive shapes '
+                                   'instead')
+    reference = mesh
+    placed = element.mesh_transform if element.mesh_transform is not None else np.eye(4)
+    drawn = [Shape('mesh', (1.0,), placed, reference, colour)]
+    mesh_collision = Shape('mesh', (1.0,), placed, reference)
+    return drawn, (collision if is_web_url(reference) else [mesh_collision]), ''
 
 
 def primitive_shapes(element: Element, series: Optional[str] = None,
-                     output_height: Optional[float] = None,
-                     hebi_meshes: bool = False) -> List[Shape]:
-    """The primitives drawing one element (ignoring its ``mesh_path``), input frame.
+                     output_height: Optional[float] = None) -> List[Shape]:
+    """The primitives drawing one element (ignoring its ``mesh_path`` and HEBI's meshes),
+    input frame.
 
-    Args: as :func:`element_shapes`.
+    Args:
+        element: the element.
+        series: interface series of an actuator (``X``, ``R8``, ``R25``), for its
+            housing size.
+        output_height: actuator output height, m.
     """
     outputs = [np.asarray(o)[:3, 3] for o in element.outputs]
     if element.kind == 'actuator':
-        family = actuator_family(element)
-        if hebi_meshes and family in HEBI_ACTUATOR_MESHES:
-            return [Shape('mesh', (0.001,), np.eye(4),
-                          f'package://hebi_description/meshes/{HEBI_ACTUATOR_MESHES[family]}')]
         length, width = _HOUSING.get(series or 'X', _HOUSING['X'])
         height = output_height if output_height else 0.04
         com = np.asarray(element.com)[:3, 3]
@@ -171,10 +200,8 @@ def primitive_shapes(element: Element, series: Optional[str] = None,
                 Shape('cylinder', (OUTPUT_RADIUS, 0.004), disc @ _translation((0, 0, -0.002)))]
     if element.kind == 'joint':
         return []
-    if element.kind == 'end-effector':
-        if element.type and 'Parallel' in element.type:
-            return [Shape('box', (0.05, 0.10, 0.06), _translation((0.0, 0.0, 0.03)))]
-        return [Shape('sphere', (0.015,), np.eye(4))]
+    if element.kind == 'end-effector':      # grippers are HEBI parts (hebi_parts)
+        return [_mass_sphere(element)] if element.mass > 0.0 else []
     shapes = []
     radius = TUBE_RADIUS if element.kind == 'link' else 0.8 * TUBE_RADIUS
     for point in outputs:
@@ -184,6 +211,11 @@ def primitive_shapes(element: Element, series: Optional[str] = None,
     if element.kind == 'bracket':
         shapes.append(Shape('box', (0.04, 0.04, 0.01), _translation((0.0, 0.0, 0.005))))
     if element.kind == 'rigid-body' and element.mass > 0.0:
-        r = max(0.01, min(0.05, 0.03 * math.cbrt(element.mass)))
-        shapes.append(Shape('sphere', (r,), _translation(np.asarray(element.com)[:3, 3])))
+        shapes.append(_mass_sphere(element))
     return shapes
+
+
+def _mass_sphere(element: Element) -> Shape:
+    """A sphere at the COM, 1-5 cm radius growing with the cube root of the mass."""
+    r = max(0.01, min(0.05, 0.03 * math.cbrt(element.mass)))
+    return Shape('sphere', (r,), _translation(np.asarray(element.com)[:3, 3]))

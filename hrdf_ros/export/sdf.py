@@ -41,8 +41,9 @@ from .gripper import BASE, GripperJointSpec
 from .gripper_geometry import gripper_part_shapes
 from .inertials import LinkInertial, fill_notes, link_inertials
 from .joints import JointSpec, axis_text, joint_spec
+from .hebi_parts import COLOURS
 from .limits import limits_for_joints
-from .meshes import mesh_references
+from .meshes import export_meshes
 from .urdf import shapes_of
 from .xml_text import comment, document, num, nums, xyz_rpy
 
@@ -95,6 +96,10 @@ def _geometry(link: ET.Element, tag: str, shapes) -> None:
             mesh = ET.SubElement(geometry, 'mesh')
             _text(mesh, 'uri', shape.filename)
             _text(mesh, 'scale', nums([shape.size[0]] * 3))
+        if tag == 'visual' and shape.material:
+            material = ET.SubElement(node, 'material')
+            for name in ('ambient', 'diffuse'):
+                _text(material, name, nums(COLOURS[shape.material]))
 
 
 def _joint_axis(joint: ET.Element, spec: JointSpec) -> None:
@@ -135,14 +140,14 @@ def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
                 tree: Optional[FrameTree] = None,
                 position_limits: Optional[Mapping] = None, hebi_meshes: bool = False,
                 geometry: bool = True, mesh_dir: Optional[str] = None,
-                notes: Optional[List[str]] = None,
+                notes: Optional[List[str]] = None, meshes: str = 'auto',
                 gripper_joints: bool = True) -> ET.Element:
     """The ``<sdf>`` element of ``model`` (see :func:`to_sdf` for arguments)."""
     if tree is None:
         tree = build_frame_tree(model, joint_names, joint_prefix, gripper_joints)
     limits = limits_for_joints(position_limits, tree.dof_names + tree.gripper_joint_names)
     inertials = link_inertials(model, tree)
-    meshes = mesh_references(model, mesh_dir) if geometry else {}
+    source, references, mesh_notes = export_meshes(model, mesh_dir, meshes, hebi_meshes)
     if tree.grippers:
         ET.register_namespace('drake', DRAKE_NS)
     sdf = ET.Element('sdf', {'version': MIMIC_SDF_VERSION if tree.grippers else SDF_VERSION})
@@ -153,6 +158,7 @@ def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
         sdf.append(comment(fill[-1] + ' (see hrdf_ros.export.inertials)'))
     if notes is not None:
         notes.extend(fill)
+        notes.extend(mesh_notes if geometry else [])
     root = ET.SubElement(sdf, 'model', {'name': robot_name})
     base = tree.links[0]
     ET.SubElement(root, 'frame', {'name': base})          # the model frame: reference
@@ -173,11 +179,11 @@ def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
         if not geometry:
             continue
         if name in part_of_link:
-            visual, collision = gripper_part_shapes(part_of_link[name])
+            visual, collision = gripper_part_shapes(part_of_link[name], source)
         else:
             element = model.elements[element_of_link[name]]
-            visual, collision, note = shapes_of(element, hebi_meshes,
-                                                meshes.get(element.mesh_file or ''))
+            visual, collision, note = shapes_of(element, source,
+                                                references.get(element.mesh_file or ''))
             if note and notes is not None:
                 notes.append(f'{name}: {note}')
         _geometry(link, 'visual', visual)
@@ -210,13 +216,14 @@ def to_sdf(model: RobotModel, robot_name: str = 'hrdf_robot',
            joint_names: Optional[Sequence[str]] = None, joint_prefix: str = 'J',
            tree: Optional[FrameTree] = None, position_limits: Optional[Mapping] = None,
            hebi_meshes: bool = False, geometry: bool = True,
-           mesh_dir: Optional[str] = None, gripper_joints: bool = True) -> str:
+           mesh_dir: Optional[str] = None, meshes: str = 'auto',
+           gripper_joints: bool = True) -> str:
     """Generate an SDFormat document for ``model`` (1.9, or 1.11 with a parallel
     gripper's mimic joints; see the module docstring).
 
     Args:
         model, robot_name, joint_names, joint_prefix, tree, position_limits, hebi_meshes,
-        geometry, mesh_dir, gripper_joints: as :func:`hrdf_ros.export.urdf.to_urdf`.
+        geometry, mesh_dir, meshes, gripper_joints: as :func:`hrdf_ros.export.urdf.to_urdf`.
 
     Returns:
         The SDFormat document as a UTF-8 XML string. Every link has its inertial with
@@ -224,10 +231,9 @@ def to_sdf(model: RobotModel, robot_name: str = 'hrdf_robot',
         are a URDF option only.
 
     Raises:
-        ValueError: on invalid or colliding names or invalid limits.
-        hrdf_ros.export.meshes.MeshDownloadError: when a web mesh cannot be downloaded
-            into ``mesh_dir``.
+        ValueError: on invalid or colliding names, invalid limits or an unusable mesh
+            option.
     """
     return document(to_sdf_tree(model, robot_name, joint_names, joint_prefix, tree,
                                 position_limits, hebi_meshes, geometry, mesh_dir,
-                                gripper_joints=gripper_joints))
+                                meshes=meshes, gripper_joints=gripper_joints))

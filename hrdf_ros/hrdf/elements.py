@@ -19,7 +19,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from ..model import Element
+from ..model import Element, LinkGeometry
 from . import catalogue, inertia, sources
 from .context import ReadContext, homogeneous
 from .grammar import rotation_x, rotation_y, rotation_z
@@ -137,7 +137,8 @@ def link(ctx: ReadContext, node: XmlNode, parent: int, output: int) -> Optional[
     nominal = inertia.link(spec.name, in_style, out_style, extension, base_mass)
     mass, com_frame, tensor = mass_properties(ctx, node, base_mass, com, nominal)
     return Element('link', spec.name, node.attrs.get('tag'), parent, output, mass,
-                   com_frame, tensor, [out])
+                   com_frame, tensor, [out],
+                   link=LinkGeometry(in_style, out_style, extension, twist, h))
 
 
 def rigid_body(ctx: ReadContext, node: XmlNode, parent: int,

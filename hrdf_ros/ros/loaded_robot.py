@@ -18,7 +18,8 @@ from ..kinematics import gripper as mechanism
 from ..model import RobotModel
 from ..hrdf.reader import load, loads
 from ..export.ros2_control import Ros2ControlOptions, add_ros2_control
-from ..export.urdf import to_urdf, urdf_notes
+from ..export.urdf import to_urdf_tree
+from ..export.xml_text import document
 
 
 class LoadError(Exception):
@@ -36,7 +37,8 @@ class LoadError(Exception):
 @dataclass
 class RobotOptions:
     """Node parameters that shape the description: robot name, TF frame prefix, joint
-    names, joint limits ``{joint: (lower, upper) | JointLimit}`` (rad or m), HEBI meshes,
+    names, joint limits ``{joint: (lower, upper) | JointLimit}`` (rad or m), where HEBI's
+    meshes come from (``mesh_dir``, ``meshes``: :mod:`hrdf_ros.export.mesh_sources`),
     HEBI's exact masses (no physical fill, :mod:`hrdf_ros.export.inertials`), the
     ros2_control hardware (``None``: no ``<ros2_control>`` block), and whether parallel
     grippers get their finger joint and mimic joints (:mod:`hrdf_ros.export.gripper`)."""
@@ -46,7 +48,8 @@ class RobotOptions:
     joint_prefix: str = 'J'
     joint_names: Tuple[str, ...] = ()
     position_limits: Dict[str, Tuple[float, float]] = field(default_factory=dict)
-    hebi_meshes: bool = False
+    mesh_dir: str = ''
+    meshes: str = 'auto'
     exact_masses: bool = False
     ros2_control: Optional[Ros2ControlOptions] = None
     gripper_joints: bool = True
@@ -69,7 +72,8 @@ class LoadedRobot:
         gear_ratios: (dof,) HEBI position / URDF joint value per degree of freedom (1
             except for HRDF ``<joint gear_ratio>``).
         export_notes: what the URDF adds to HEBI's model (physical fill) or replaces
-            (missing meshes), one line each (:func:`~hrdf_ros.export.urdf.urdf_notes`).
+            (missing meshes), and where HEBI's meshes come from, one line each
+            (:func:`~hrdf_ros.export.urdf.urdf_notes`).
         gripper_moving: per moving gripper part, ``(parent, child, value index, h, a, b,
             t)``: its transform is the quaternion ``sin(v h) a + cos(v h) b`` and the
             translation t for the value v = values[value index] of the joint-state vector
@@ -130,9 +134,11 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
     moving = sorted((j for j in tree.joints if not j.is_fixed), key=lambda j: j.dof)
     fixed = [j for j in tree.joints if j.is_fixed]
     try:
-        urdf = to_urdf(model, name, tree=tree, position_limits=naming.position_limits,
-                       hebi_meshes=naming.hebi_meshes, exact_masses=naming.exact_masses)
-        notes = urdf_notes(model, tree, naming.exact_masses)
+        notes: List[str] = []       # what urdf_notes gives, from the same export
+        urdf = document(to_urdf_tree(
+            model, name, tree=tree, position_limits=naming.position_limits,
+            exact_masses=naming.exact_masses, mesh_dir=naming.mesh_dir or None,
+            meshes=naming.meshes, notes=notes))
         if naming.ros2_control is not None:
             urdf = add_ros2_control(urdf, naming.ros2_control)
     except ValueError as exc:

@@ -24,8 +24,14 @@ Parameters (read-only after start except ``hrdf_file``, ``publish_frequency`` an
     position_limits_file (string): YAML ``{joint: [lower, upper]}`` (rad or m) written as
         URDF position limits (those joints become ``revolute``), or
         ``{joint: {lower, upper, velocity, effort}}`` (see :mod:`hrdf_ros.export.limits`).
-    hebi_meshes (bool, default false): draw actuators with HEBI's meshes
-        (``package://hebi_description/...``).
+    mesh_dir (string, default ``''``): a folder with HEBI's mesh files, written as
+        ``file://`` URIs; empty: ``HRDF_ROS_MESH_DIR``, else hebi_description through the
+        ament index (``package://`` URIs), else the user cache of ``hrdf meshes fetch``,
+        else primitives (:mod:`hrdf_ros.export.mesh_sources`; the one used is logged).
+    meshes (string, ``auto``, ``package`` or ``primitives``; default ``auto``): ``auto``
+        is the rule above; ``package`` writes ``package://hebi_description`` URIs even
+        when it is not installed here; ``primitives`` writes no mesh files.
+    hebi_meshes (bool, default false): deprecated, ``true`` means ``meshes: package``.
     exact_masses (bool, default false): write HEBI's masses only, without the physical
         fill simulators need (:mod:`hrdf_ros.export.inertials`; the fill is logged).
     ros2_control (string, ``''``, ``mock``, ``gazebo`` or ``hebi``; default ``''``): add
@@ -60,6 +66,7 @@ from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValu
 from rclpy.node import Node
 
 from ..export.limits import read_limits
+from ..export.mesh_sources import MeshSourceError, mesh_source
 from ..export.ros2_control import Ros2ControlOptions
 from .joint_input import MISSING_JOINT_POLICIES
 from .loaded_robot import RobotOptions
@@ -182,13 +189,23 @@ def _declare(node: Node) -> NodeParameters:
         limits = read_limits(limits_file) if limits_file else {}
     except (OSError, ValueError) as exc:
         raise StartupError(f'position_limits_file: {exc}') from None
+    mesh_dir = node.declare_parameter('mesh_dir', '', READ_ONLY).value
+    meshes = node.declare_parameter('meshes', 'auto', READ_ONLY).value
+    if node.declare_parameter('hebi_meshes', False, READ_ONLY).value:
+        node.get_logger().warning('parameter hebi_meshes is deprecated: it means '
+                                  'meshes: package')
+        meshes = 'package'
+    try:
+        mesh_source(mesh_dir, meshes)
+    except MeshSourceError as exc:
+        raise StartupError(str(exc)) from None
     naming = RobotOptions(
         robot_name=node.declare_parameter('robot_name', '', READ_ONLY).value,
         frame_prefix=node.declare_parameter('frame_prefix', '', READ_ONLY).value,
         joint_prefix=node.declare_parameter('joint_prefix', 'J', READ_ONLY).value,
         joint_names=tuple(n for n in (names or []) if n),
         position_limits=limits,
-        hebi_meshes=bool(node.declare_parameter('hebi_meshes', False, READ_ONLY).value),
+        mesh_dir=mesh_dir, meshes=meshes,
         exact_masses=bool(node.declare_parameter('exact_masses', False, READ_ONLY).value),
         ros2_control=_ros2_control(node),
         gripper_joints=bool(node.declare_parameter('gripper_joints', True, READ_ONLY).value))

@@ -9,7 +9,6 @@ The only part of hrdf_ros that imports viser, yourdfpy and trimesh (the ``view``
 * :mod:`.mesh_files` mesh references (``file://``, ``package://``) -> local files;
 * :mod:`.joint_sliders` one slider per movable joint, zero / random;
 * :mod:`.fk_panel` hrdf_ros's FK: end-effector readout, output/COM/end-effector frames;
-* :mod:`.colours` HEBI's colours for links the URDF gives none;
 * :mod:`.watch` files changed on disk (polling);
 * :mod:`.file_view` ``hrdf view``'s page: all of the above for one HRDF file, reloaded
   when it changes.

@@ -2,8 +2,8 @@
 sliders, redrawn when the file changes.
 
 In: a viser server, an HRDF path and the export options. Out: the page: the robot
-(:class:`~.robot_scene.RobotScene` of ``to_urdf``'s URDF, HEBI's colours where the URDF
-names none), one slider per movable joint (:class:`~.joint_sliders.JointSliders`), the
+(:class:`~.robot_scene.RobotScene` of ``to_urdf``'s URDF, in its HEBI colours), one
+slider per movable joint (:class:`~.joint_sliders.JointSliders`), the
 end-effector readout and frame toggles (:class:`~.fk_panel.FkPanel`), the file's
 warnings and mesh notes, and the located errors of an invalid edit.
 
@@ -26,11 +26,9 @@ import numpy as np
 from ..export.frame_tree import build_frame_tree
 from ..export.geometry import is_web_url
 from ..export.limits import read_limits
-from ..export.meshes import MeshDownloadError
 from ..export.urdf import to_urdf
 from ..hrdf.diagnostics import HrdfError
 from ..hrdf.reader import load
-from .colours import BLACK, link_colours
 from .fk_panel import FkPanel
 from .joint_sliders import JointSliders
 from .robot_scene import RobotScene, UrdfError
@@ -49,17 +47,19 @@ class ViewOptions:
         strict: spec deviations hebi-py accepts are errors.
         joint_prefix: prefix of generated joint names.
         limits: path of a joint-limits YAML file (slider ranges), or ``None``.
-        hebi_meshes: actuators drawn with HEBI's meshes (package://hebi_description).
-        mesh_dir: folder for web meshes (downloaded once), or ``None``.
+        mesh_dir, meshes: where HEBI's meshes come from
+            (:func:`hrdf_ros.export.mesh_sources.mesh_source`; nothing is downloaded).
         name: URDF robot name (default: the file name).
+        gripper_joints: parallel grippers with their finger joint (a slider).
     """
 
     strict: bool = False
     joint_prefix: str = 'J'
     limits: Optional[str] = None
-    hebi_meshes: bool = False
     mesh_dir: Optional[str] = None
+    meshes: str = 'auto'
     name: Optional[str] = None
+    gripper_joints: bool = True
 
 
 class LoadFailed(Exception):
@@ -126,18 +126,17 @@ class FileView:
                              [d.path for d in errors if os.path.isfile(d.path)]) from None
         try:
             limits = read_limits(options.limits) if options.limits else None
-            tree = build_frame_tree(model, joint_prefix=options.joint_prefix)
+            tree = build_frame_tree(model, joint_prefix=options.joint_prefix,
+                                    gripper_joints=options.gripper_joints)
             name = options.name or os.path.splitext(os.path.basename(self.path))[0]
             urdf = to_urdf(model, name, tree=tree, position_limits=limits,
-                           hebi_meshes=options.hebi_meshes, mesh_dir=options.mesh_dir)
-        except (ValueError, OSError, MeshDownloadError) as exc:
+                           mesh_dir=options.mesh_dir, meshes=options.meshes)
+        except (ValueError, OSError) as exc:
             raise LoadFailed([f'hrdf view: error: {exc}'], []) from None
-        colours = link_colours(model, tree)
         self._generation += 1
         try:
             scene = RobotScene(self.server.scene, urdf, root=f'/robot{self._generation}',
-                               base_directory=os.path.dirname(os.path.abspath(self.path)),
-                               colour_of=lambda link: colours.get(link, BLACK))
+                               base_directory=os.path.dirname(os.path.abspath(self.path)))
         except UrdfError as exc:
             raise LoadFailed([f'hrdf view: error: {exc}'], []) from None
         return model, tree, scene

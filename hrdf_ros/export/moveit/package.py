@@ -30,6 +30,7 @@ from .collision_shapes import CollisionShapes, collision_shapes
 from .gripper_groups import GRIPPER_CONTROLLER_PACKAGE, GripperGroup, gripper_groups
 from .groups import PlanningGroup, planning_groups
 from ..limits import JointLimit, joint_limits as normalise_limits
+from ..meshes import export_meshes
 from .limits import joint_limits
 from .link_poses import LinkPoser
 from .srdf import WORLD_FRAME, srdf_text
@@ -122,8 +123,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
                    ros2_control: Optional[Ros2ControlOptions] = None,
                    package_name: Optional[str] = None,
                    author_name: str = DEFAULT_AUTHOR, author_email: str = DEFAULT_EMAIL,
-                   timestamp: Optional[int] = None,
-                   gripper_joints: bool = True) -> MoveItPackage:
+                   timestamp: Optional[int] = None, mesh_dir: Optional[str] = None,
+                   meshes: str = 'auto', gripper_joints: bool = True) -> MoveItPackage:
     """Every file of the MoveIt config package of ``model``.
 
     Args:
@@ -140,6 +141,9 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         package_name: default :func:`package_name_for` of the robot name.
         author_name, author_email: package maintainer.
         timestamp: ``.setup_assistant`` generation time, s since the epoch (default now).
+        mesh_dir, meshes: where HEBI's meshes come from, as
+            :func:`~hrdf_ros.export.urdf.to_urdf` (the collision geometry, and so the
+            collision matrix, does not depend on them).
         gripper_joints: parallel grippers get their finger joint, group, end effector
             and controllers (:mod:`.gripper_groups`; ignored when ``tree`` is given).
 
@@ -160,8 +164,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
     tree = tree or build_frame_tree(model, joint_prefix=joint_prefix,
                                     gripper_joints=gripper_joints)
     overrides: Dict[str, JointLimit] = normalise_limits(limits)
-    urdf_text = to_urdf(model, robot_name, tree=tree,
-                        position_limits=overrides)
+    urdf_text = to_urdf(model, robot_name, tree=tree, position_limits=overrides,
+                        mesh_dir=mesh_dir, meshes=meshes)
     urdf = parse_urdf(urdf_text)
     joints = [j.name for j in urdf.joints if j.is_active]
     mimic = {j.name: j.mimic for j in urdf.joints if j.is_movable and j.mimic}
@@ -174,6 +178,7 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
     grippers = gripper_groups(tree, urdf, groups)
     poser = LinkPoser(model, tree, urdf)
     notes = [] if groups else ['the robot has no degree of freedom: no planning group']
+    notes += [n[len('meshes: '):] for n in export_meshes(model, mesh_dir, meshes)[2]]
     if samples:
         shapes = collision_shapes(urdf_text)
         checker = CollisionChecker(shapes, poser)
