@@ -36,9 +36,9 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
-            'hrdf_ros_node = hrdf_ros.ros.node:main',
-            'hrdf_ros_web_view = hrdf_ros.ros.web_view:main',
-            'hrdf = hrdf_ros.cli:main',
+            'hrdf_ros_node = hrdf_ros.entry_points:hrdf_ros_node',
+            'hrdf_ros_web_view = hrdf_ros.entry_points:hrdf_ros_web_view',
+            'hrdf = hrdf_ros.entry_points:hrdf',
         ],
     },
 )

@@ -15,15 +15,37 @@ Everything below needs only numpy, defusedxml and PyYAML. Typical use::
     pose = kin.end_effector([0.0] * model.dof_count)   # (4, 4), base frame, m
     urdf = hrdf_ros.to_urdf(model, robot_name='arm')
     report = hrdf_ros.validate_file('arm.hrdf')        # never raises for bad content
-"""
-from .export.urdf import to_urdf, to_xacro
-from .hrdf.diagnostics import Diagnostic, HrdfError
-from .hrdf.reader import load, loads
-from .hrdf.validation import ValidationReport, validate_file, validate_text
-from .kinematics import FRAME_TYPES, Kinematics, MassProperties
-from .model import Element, RobotModel
 
-__all__ = ['Diagnostic', 'Element', 'FRAME_TYPES', 'HrdfError', 'Kinematics',
-           'MassProperties', 'RobotModel', 'ValidationReport', 'load', 'loads', 'to_urdf',
-           'to_xacro', 'validate_file', 'validate_text']
+The public names are imported on first use (PEP 562), so that ``import hrdf_ros`` (and
+the console entry points, :mod:`hrdf_ros.entry_points`) costs nothing until they are
+needed: a Ctrl-C while a program is still starting can then be caught.
+"""
+import importlib
+
+#: public name -> the module defining it
+_PUBLIC = {
+    'to_urdf': '.export.urdf', 'to_xacro': '.export.urdf',
+    'Diagnostic': '.hrdf.diagnostics', 'HrdfError': '.hrdf.diagnostics',
+    'load': '.hrdf.reader', 'loads': '.hrdf.reader',
+    'ValidationReport': '.hrdf.validation', 'validate_file': '.hrdf.validation',
+    'validate_text': '.hrdf.validation',
+    'FRAME_TYPES': '.kinematics', 'Kinematics': '.kinematics',
+    'MassProperties': '.kinematics',
+    'Element': '.model', 'RobotModel': '.model',
+}
+
+__all__ = sorted(_PUBLIC, key=str.lower)
 __version__ = '0.1.0'
+
+
+def __getattr__(name):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hrdf_ros' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_PUBLIC))

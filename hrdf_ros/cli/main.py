@@ -12,10 +12,11 @@ import sys
 from typing import List, Optional
 
 from ..hrdf.leniency import DEVIATIONS
+from ..entry_points import interrupted_exit_code
 from ..kinematics import FRAME_TYPES
 from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_moveit, cmd_validate
-from .common import (EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser,
-                     UsageError, add_gripper_option, add_mesh_options)
+from .common import (EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser, UsageError,
+                     add_gripper_option, add_mesh_options)
 from .info import cmd_info
 from .meshes import add_parser as add_meshes_parser
 from .view import add_view_parser
@@ -142,7 +143,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print('hrdf: interrupted', file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupted_exit_code(argv)
     except Exception as exc:  # noqa: BLE001 - a bug must still not show a traceback
         print(f'hrdf: internal error ({type(exc).__name__}: {_one_line(exc)}); please '
               'report it with the input', file=sys.stderr)
