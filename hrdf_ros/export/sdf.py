@@ -166,8 +166,8 @@ def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
     parent_joint = {joint.child: joint for joint in tree.joints}
     part_of_link = {g.link_of(part): part for g in tree.grippers
                     for part in [BASE] + list(g.links)}
-    gripper_joints = [spec for g in tree.grippers for spec in g.joint_specs(limits.get(g.joint))]
-    gripper_origin = {spec.child: (spec.origin, spec.parent) for spec in gripper_joints}
+    gripper_specs = [spec for g in tree.grippers for spec in g.joint_specs(limits.get(g.joint))]
+    gripper_origin = {spec.child: (spec.origin, spec.parent) for spec in gripper_specs}
     for name in tree.element_links + list(gripper_origin):
         link = ET.SubElement(root, 'link', {'name': name})
         if name in gripper_origin:
@@ -207,7 +207,7 @@ def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
         _text(node, 'child', joint.child)
         if spec is not None:
             _joint_axis(node, spec)
-    for spec in gripper_joints:
+    for spec in gripper_specs:
         _gripper_joint(root, spec)
     return sdf
 
