@@ -47,7 +47,7 @@ test: env consumers-env
 	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
 	@# the real-CLI tests start the ros2 daemon of this ROS_DOMAIN_ID and stop it; stop it
 	@# here too, whatever happened
-	$(PY) -m pytest -q test; rc=$$?; \
+	$(PY) -m pytest -q -n auto --dist loadfile test; rc=$$?; \
 	  if [ -x $(VENV)/bin/ros2 ]; then $(VENV)/bin/ros2 daemon stop >/dev/null 2>&1; fi; \
 	  exit $$rc
 

@@ -29,6 +29,13 @@ os.environ.pop('HRDF_ROS_MESH_DIR', None)
 # As the Makefile: a ROS graph of our own (a domain id in 1..100 unless one was chosen,
 # discovery on this host only), also when pytest runs without make.
 os.environ.setdefault('ROS_DOMAIN_ID', str(random.randint(1, 100)))
+# pytest-xdist (make test: -n auto): worker k (gw0, gw1, ...) gets the next domain id
+# after worker k - 1's (wrapping in 1..100), so that two workers' nodes, named alike,
+# and their ros2 daemons never meet.
+_WORKER = os.environ.get('PYTEST_XDIST_WORKER', '')
+if _WORKER.startswith('gw'):
+    os.environ['ROS_DOMAIN_ID'] = str(
+        (int(os.environ['ROS_DOMAIN_ID']) - 1 + int(_WORKER[2:])) % 100 + 1)
 os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
 
 #: hrdf_ros frame type -> hebi-py frame type name
@@ -42,13 +49,36 @@ def pytest_configure(config):
         'KDL, urdfdom and SDFormat (installed by make test-consumers)')
 
 
-def pytest_terminal_summary(terminalreporter):
-    """The largest pose error against hebi-py per consumer (consumer tests only)."""
+#: consumer -> largest pose error vs hebi-py, gathered from every xdist worker
+_WORST = {}
+
+
+def _merge_worst(worst):
+    for who, error in (worst or {}).items():
+        _WORST[who] = max(error, _WORST.get(who, 0.0))
+
+
+def pytest_sessionfinish(session):
+    """On an xdist worker: hand its consumers' largest errors to the controller."""
     import sys
     worst = getattr(sys.modules.get('consumers'), 'WORST', None)
-    if worst:
+    if hasattr(session.config, 'workeroutput'):
+        session.config.workeroutput['consumers_worst'] = dict(worst or {})
+    else:
+        _merge_worst(worst)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """On the xdist controller: a worker's largest errors (see pytest_sessionfinish)."""
+    _merge_worst(getattr(node, 'workeroutput', {}).get('consumers_worst'))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The largest pose error against hebi-py per consumer (consumer tests only)."""
+    if _WORST:
         terminalreporter.write_sep('-', 'largest pose error vs hebi-py, per consumer')
-        for who, error in sorted(worst.items()):
+        for who, error in sorted(_WORST.items()):
             terminalreporter.write_line(f'{who}: {error:.2g}')
 
 
