@@ -48,7 +48,8 @@ FLAGS = ['--headless=new', '--no-sandbox', '--enable-unsafe-swiftshader',
          '--no-first-run', '--disable-quic', '--disable-default-apps',
          '--disable-extensions', f'--window-size={WINDOW[0]},{WINDOW[1]}']
 #: Schemes that never leave the browser.
-LOCAL_SCHEMES = {'data', 'blob', 'about', 'chrome', 'chrome-untrusted', 'devtools'}
+LOCAL_SCHEMES = {'data', 'blob', 'about', 'chrome', 'chrome-untrusted', 'chrome-search',
+                 'devtools'}
 #: A known camera for pixel checks (URL parameters of viser's client; fov in rad).
 CAMERA = {'position': (1.1, -0.9, 0.8), 'look_at': (0.15, 0.0, 0.15), 'fov': 0.9}
 
@@ -137,7 +138,9 @@ def page_requests(netlog: str) -> List[tuple]:
     """(URL, initiator origin) of every request a page or worker made, from chromium's
     net log (``--log-net-log``, complete once the browser quit). Requests of the
     browser's own services (sign-in, component updates, the search engine's preconnect,
-    which chromium makes whatever the page) have no initiator origin and are left out."""
+    which chromium makes whatever the page) have no initiator origin, and those of its own
+    pages (the new tab page's ``chrome://`` and ``chrome-search://`` origins) a browser
+    origin: both are left out."""
     with open(netlog, encoding='utf-8') as handle:
         text = handle.read()
     try:
@@ -150,7 +153,9 @@ def page_requests(netlog: str) -> List[tuple]:
         params = event.get('params') or {}
         if event['type'] == start_job and params.get('url'):
             initiator = params.get('initiator')
-            if initiator not in (None, 'not an origin'):
+            if initiator in (None, 'not an origin'):
+                continue
+            if urllib.parse.urlsplit(initiator).scheme not in LOCAL_SCHEMES:
                 out.append((params['url'], initiator))
     return out
 
@@ -168,7 +173,8 @@ def checked_browser():
         assert any(u.startswith('http://127.0.0.1:') for u in urls), urls
         assert outside_requests(urls) == []
     assert any(u.startswith('ws://127.0.0.1:') for u, _ in driver.page_requests)
-    assert outside_requests([u for u, _ in driver.page_requests]) == []
+    outside = set(outside_requests([u for u, _ in driver.page_requests]))
+    assert [(u, i) for u, i in driver.page_requests if u in outside] == []
 
 
 def requested_urls(driver) -> List[str]:
