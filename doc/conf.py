@@ -1,0 +1,105 @@
+"""Sphinx configuration of hrdf_ros's documentation.
+
+The layout is the one rosdoc2 builds for a ROS 2 Python package (``doc/conf.py`` and
+``doc/index.rst``); plain ``sphinx-build`` builds it too (``make docs``:
+``sphinx-build -W -n --keep-going -b html doc build/docs/html``, with
+scripts/requirements-docs.txt). Pages are MyST Markdown except ``index.rst``. The
+reference pages are generated at build time from the code and the interface files by
+``doc/_ext/hrdf_docs.py``.
+
+rosdoc2 runs this file's text inside its own conf.py (``exec``), so ``__file__`` may
+name rosdoc2's copy of the doc folder; the repository root is then found by looking
+for ``package.xml`` above it, and the settings rosdoc2 made before (``release``) are
+kept when it is not found. Importing this file changes nothing but ``sys.path``.
+"""
+import os
+import sys
+import xml.etree.ElementTree as ElementTree
+
+DOC_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _repository_root(start):
+    """The nearest folder at or above ``start`` holding hrdf_ros's package.xml, or None."""
+    folder = start
+    while True:
+        if os.path.isfile(os.path.join(folder, 'package.xml')) and \
+                os.path.isdir(os.path.join(folder, 'hrdf_ros')):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+REPO_ROOT = _repository_root(DOC_DIR)
+# Our Sphinx extension (doc/_ext) and the package itself (autodoc, the generated
+# reference) are imported from the source tree, not from an installed copy.
+for _path in (os.path.join(DOC_DIR, '_ext'), REPO_ROOT):
+    if _path and _path not in sys.path:
+        sys.path.insert(0, _path)
+
+# -- Project information (package.xml is the one place the version is written) --------
+
+project = 'hrdf_ros'
+author = 'hrdf_ros maintainers'
+copyright = 'hrdf_ros maintainers, Apache-2.0'
+if REPO_ROOT:
+    # package.xml is this repository's own file: ElementTree is enough (no DTD, no
+    # entities), defusedxml is for HRDF files from elsewhere.
+    _package = ElementTree.parse(os.path.join(REPO_ROOT, 'package.xml')).getroot()
+    release = _package.findtext('version')
+    author = _package.findtext('maintainer') or author
+version = '.'.join(release.split('.')[:2])
+
+# -- General configuration ---------------------------------------------------------
+
+extensions = [
+    'myst_parser',
+    'sphinx.ext.autodoc',
+    'sphinx.ext.napoleon',
+    'sphinxarg.ext',
+    'hrdf_docs',
+]
+master_doc = 'index'
+root_doc = 'index'
+source_suffix = {'.rst': 'restructuredtext', '.md': 'markdown'}
+exclude_patterns = ['_build', '_ext', 'Thumbs.db', '.DS_Store']
+templates_path = []
+
+# MyST: ::: fences for directives, definition lists, and an anchor for every heading
+# down to ### so that [text](page.md#a-heading) links are checked by Sphinx.
+myst_enable_extensions = ['colon_fence', 'deflist']
+myst_heading_anchors = 3
+
+# autodoc + napoleon: the package's docstrings are Google style (Args:, Returns:,
+# Raises:, Attributes:).
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+napoleon_use_ivar = True
+autodoc_member_order = 'bysource'
+autodoc_typehints = 'description'
+autodoc_default_options = {'members': True, 'show-inheritance': False}
+
+# Every cross-reference must resolve (sphinx-build -n). There is no intersphinx: the
+# build runs offline. These targets belong to other projects and cannot resolve here;
+# each is listed with why it appears.
+nitpicky = True
+nitpick_ignore = [
+    # numpy arrays in signatures and docstrings (type hints of the kinematics API)
+    ('py:class', 'numpy.ndarray'),
+    ('py:class', 'np.ndarray'),
+    ('py:class', 'numpy.typing.ArrayLike'),
+    ('py:class', 'ArrayLike'),
+]
+nitpick_ignore_regex = [
+    # rclpy and the ROS message types in the node's signatures
+    ('py:class', r'rclpy\..*'),
+    ('py:class', r'(std|sensor|geometry|tf2|rcl_interfaces|hrdf_ros_interfaces)_msgs?\..*'),
+]
+
+# -- HTML ---------------------------------------------------------------------------
+
+html_theme = 'alabaster'
+html_title = f'hrdf_ros {release}'
+html_static_path = []
