@@ -2,7 +2,8 @@
 
 Behaves like robot_state_publisher, but reads an HRDF file and computes every transform
 with hrdf_ros's own kinematics (:class:`hrdf_ros.Kinematics`). Parameters and topics
-that robot_state_publisher also has mean the same here (README.md compares the two).
+that robot_state_publisher also has mean the same here (doc/explanation/node.md
+compares the two).
 
 Parameters: :mod:`.parameters` documents each (read-only after start except
 ``hrdf_file``, ``publish_frequency`` and ``ignore_timestamp``).
