@@ -67,3 +67,51 @@ def test_simulators_tutorial_runs(workdir):
     assert os.path.isfile(os.path.join(workdir, 'arm.sdf'))
     for code in _blocks(page, 'python'):
         _run_python(code, workdir)
+
+
+# -- pictures ------------------------------------------------------------------------------
+#: every picture of doc/images and the script that makes it
+PICTURES = {'hrdf_view.png': 'view_screenshot.py', 'frames.png': 'frame_diagram.py',
+            'architecture.png': 'architecture_diagram.py'}
+
+
+def _script(name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name[:-3], os.path.join(REPO, 'scripts', name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_picture_is_made_by_a_script_and_shown():
+    """doc/images holds exactly the pictures a script makes (its default output), and
+    the README or a doc page shows each one; every picture a page shows exists."""
+    images = os.path.join(REPO, 'doc', 'images')
+    assert set(os.listdir(images)) == set(PICTURES)
+    for picture, script in PICTURES.items():
+        source = open(os.path.join(REPO, 'scripts', script), encoding='utf-8').read()
+        assert f"'doc', 'images', '{picture}'" in source, script
+    pages = ['README.md'] + [os.path.relpath(os.path.join(folder, name), REPO)
+                             for folder, _, names in os.walk(os.path.join(REPO, 'doc'))
+                             for name in names if name.endswith('.md')]
+    shown = set()
+    for page in pages:
+        text = open(os.path.join(REPO, page), encoding='utf-8').read()
+        for target in re.findall(r'(?:\]\(|```\{figure\} )([^)\s]+\.png)', text):
+            path = os.path.normpath(os.path.join(REPO, os.path.dirname(page), target))
+            assert os.path.isfile(path), f'{page}: {target}'
+            shown.add(os.path.basename(path))
+    assert shown == set(PICTURES)
+
+
+@pytest.mark.parametrize('script', ['frame_diagram.py', 'architecture_diagram.py'])
+def test_diagram_scripts_draw(script, tmp_path):
+    pytest.importorskip('matplotlib')      # in make test's environment: Drake requires it
+    out = str(tmp_path / 'picture.png')
+    assert _script(script).main(['-o', out]) == 0
+    assert open(out, 'rb').read(8) == b'\x89PNG\r\n\x1a\n'
+
+
+def test_architecture_diagram_has_the_layers_of_test_layers():
+    from test_layers import LAYERS
+    assert [name for name, _, _ in _script('architecture_diagram.py').LAYERS] == LAYERS
