@@ -11,7 +11,14 @@ rosdoc2 runs this file's text inside its own conf.py (``exec``), so ``__file__``
 name rosdoc2's copy of the doc folder; the repository root is then found by looking
 for ``package.xml`` above it, and the settings rosdoc2 made before (``release``) are
 kept when it is not found. Importing this file changes nothing but ``sys.path``.
+
+References: with ``-n`` every cross-reference must resolve. There is no intersphinx (the
+build runs offline), so the few targets of other projects are listed in
+``nitpick_ignore``; references to objects of the package that the API page does not
+document resolve through ``hrdf_docs.resolve_package_reference`` when, and only when,
+the object exists.
 """
+import importlib.util
 import os
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -19,17 +26,26 @@ import xml.etree.ElementTree as ElementTree
 DOC_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+def _is_root(folder):
+    return (os.path.isfile(os.path.join(folder, 'package.xml'))
+            and os.path.isdir(os.path.join(folder, 'hrdf_ros')))
+
+
 def _repository_root(start):
-    """The nearest folder at or above ``start`` holding hrdf_ros's package.xml, or None."""
+    """The nearest folder at or above ``start`` holding hrdf_ros's package.xml; else
+    (rosdoc2, or a copy of doc/ elsewhere) the source tree of the hrdf_ros that Python
+    would import, found without importing it; else None."""
     folder = start
-    while True:
-        if os.path.isfile(os.path.join(folder, 'package.xml')) and \
-                os.path.isdir(os.path.join(folder, 'hrdf_ros')):
-            return folder
+    while not _is_root(folder):
         parent = os.path.dirname(folder)
         if parent == folder:
-            return None
+            spec = importlib.util.find_spec('hrdf_ros')
+            if spec is None or not spec.origin:
+                return None
+            folder = os.path.dirname(os.path.dirname(spec.origin))
+            return folder if _is_root(folder) else None
         folder = parent
+    return folder
 
 
 REPO_ROOT = _repository_root(DOC_DIR)
@@ -58,7 +74,6 @@ extensions = [
     'myst_parser',
     'sphinx.ext.autodoc',
     'sphinx.ext.napoleon',
-    'sphinxarg.ext',
     'hrdf_docs',
 ]
 master_doc = 'index'
@@ -76,7 +91,7 @@ myst_heading_anchors = 3
 # Raises:, Attributes:).
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
-napoleon_use_ivar = True
+napoleon_use_ivar = False
 autodoc_member_order = 'bysource'
 autodoc_typehints = 'description'
 autodoc_default_options = {'members': True, 'show-inheritance': False}
@@ -103,3 +118,7 @@ nitpick_ignore_regex = [
 html_theme = 'alabaster'
 html_title = f'hrdf_ros {release}'
 html_static_path = []
+
+# Typographic quotes and ellipses, but no dashes: ``--strict`` in a generated help
+# text stays two hyphens.
+smartquotes_action = 'qe'

@@ -1,9 +1,347 @@
-"""Sphinx extension of hrdf_ros's documentation: reference pages generated from the code.
+"""Sphinx extension of hrdf_ros's documentation: the reference, generated from the code.
 
-(Directives follow.)
+Directives, for the MyST pages of ``doc/reference`` (each writes Markdown that is parsed
+in place, so their output reads like the hand-written pages around it):
+
+``{hrdf-cli}``
+    every ``hrdf`` subcommand, from the parser the command itself uses
+    (:func:`hrdf_ros.cli.main.build_parser`), one section each, labelled
+    ``cli-<subcommand>``.
+``{hrdf-parameters}``
+    the node's parameters, from :data:`hrdf_ros.ros.parameters.PARAMETERS` (the table
+    the node declares its parameters from).
+``{hrdf-topics}``
+    its topics, QoS and ``qos_overrides`` parameters, from :data:`hrdf_ros.ros.qos.TOPICS`
+    (the table the node creates its publishers and subscription from).
+``{hrdf-services}``
+    its services, from :data:`hrdf_ros.ros.services.SERVICES`.
+``{hrdf-interfaces}``
+    every ``.msg`` and ``.srv`` file of ``interfaces/hrdf_ros_interfaces``, verbatim, each
+    under a label ``interface-<name in lower case>``.
+``{hrdf-leniency-codes}``
+    the warning codes, :func:`hrdf_ros.hrdf.leniency.markdown_table`.
+
+The functions building that Markdown (``*_markdown``) are plain functions, so tests can
+check the pages against the code without running Sphinx.
+
+References into the package that autodoc does not document (``:mod:`.qos``` in a
+docstring, a type hint naming ``hrdf_ros.model.RobotModel``) are resolved by
+:func:`resolve_package_reference`: to the public name's entry when the object is one of
+``hrdf_ros``'s public names, else to plain text, but only when the name really exists in
+the package. Any other unresolved reference stays a warning, which ``-W`` turns into a
+failed build.
 """
+from __future__ import annotations
+
+import argparse
+import glob
+import importlib
+import os
+import re
+from typing import Iterable, List, Optional
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.util.docutils import SphinxDirective
+
+PACKAGE = 'hrdf_ros'
+INTERFACE_PACKAGE = 'hrdf_ros_interfaces'
+
+
+def _repository_root() -> str:
+    """The folder holding the hrdf_ros package imported here (the source tree)."""
+    package = importlib.import_module(PACKAGE)
+    return os.path.dirname(os.path.dirname(os.path.abspath(package.__file__)))
+
+
+def _cell(text: str) -> str:
+    """A Markdown table cell: no line breaks, ``|`` escaped."""
+    return ' '.join(str(text).split()).replace('|', '\\|')
+
+
+def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> List[str]:
+    """A GitHub-flavoured Markdown table, one line per row."""
+    header = list(header)
+    lines = ['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
+    lines += ['| ' + ' | '.join(_cell(c) for c in row) + ' |' for row in rows]
+    return lines
+
+
+def _plain(text: str) -> str:
+    """Plain text (an argparse help) as Markdown that shows it as it is: every character
+    Markdown could read as markup is backslash-escaped."""
+    return re.sub(r'([\\`*_\[\]<>{}#|~$])', r'\\\1', ' '.join(text.split()))
+
+
+def _code(text: str) -> str:
+    """Inline code for a value (``""`` for an empty string)."""
+    return f'`{text}`' if text else '`""`'
+
+
+def _value(value) -> str:
+    """A parameter value as written in a ROS parameter file (YAML)."""
+    if isinstance(value, bool):
+        return _code('true' if value else 'false')
+    if isinstance(value, str):
+        return _code(value)
+    return _code(repr(value))
+
+
+# -- the hrdf command ----------------------------------------------------------------
+
+def _usage(parser) -> str:
+    return ' '.join(parser.format_usage().split()).replace('usage: ', '', 1)
+
+
+def _subparsers(parser):
+    """(name, help, parser) of each subcommand of ``parser``, in the parser's order."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                yield name, helps.get(name) or '', sub
+
+
+def _argument_rows(parser) -> List[tuple]:
+    """(invocation, help) of every argument but ``--help`` and subcommands."""
+    formatter = parser._get_formatter()
+    rows = []
+    for action in parser._actions:
+        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+            continue
+        invocation = formatter._format_action_invocation(action)
+        text = _plain(formatter._expand_help(action)) if action.help else ''
+        if action.option_strings and action.required:
+            text = f'(required) {text}'
+        shown = (action.option_strings and action.nargs != 0
+                 and action.default not in (None, argparse.SUPPRESS)
+                 and 'default' not in text)
+        if shown:
+            text = f'{text} (default: `{action.default}`)'.strip()
+        rows.append((f'`{invocation}`', text or ' '))
+    return rows
+
+
+def cli_markdown() -> List[str]:
+    """Every subcommand of ``hrdf``, from :func:`hrdf_ros.cli.main.build_parser`: usage,
+    what it does, and a table of its arguments with their help, choices and defaults."""
+    from hrdf_ros.cli.main import build_parser
+    parser = build_parser()
+    lines = ['```text', _usage(parser), '```', '']
+    for name, help_text, sub in _subparsers(parser):
+        lines += [f'(cli-{name})=', f'## `hrdf {name}`', '', _plain(help_text) + '.', '',
+                  '```text', _usage(sub), '```', '']
+        lines += _table(('argument', ''), _argument_rows(sub)) + ['']
+    return lines
+
+
+# -- the node ------------------------------------------------------------------------
+
+_ACCESS_TEXT = {'read-only': 'read-only', 'settable': 'settable',
+                'output': 'set by the node'}
+
+
+def parameters_markdown() -> List[str]:
+    """The parameter table of the node reference, from ``PARAMETERS``."""
+    from hrdf_ros.ros.parameters import PARAMETERS
+    rows = []
+    for spec in PARAMETERS:
+        default = spec.shown_default or _value(spec.default)
+        if spec.value_range is not None:
+            values = f'{spec.value_range[0]:g} to {spec.value_range[1]:g}'
+        else:
+            values = ', '.join(_code(c) for c in spec.choices)
+        rows.append((f'`{spec.name}`', spec.type_name, default, values,
+                     _ACCESS_TEXT[spec.access], spec.description,
+                     spec.robot_state_publisher or '(none)'))
+    return _table(('parameter', 'type', 'default', 'values', 'at run time', 'hrdf_ros_node',
+                   'robot_state_publisher'), rows)
+
+
+def qos_text(profile) -> str:
+    """A QoS profile in words: ``reliable, transient local, keep last 1``."""
+    def word(policy):
+        return policy.name.lower().replace('_', ' ')
+    history = word(profile.history)
+    if history == 'keep last':
+        history = f'keep last {profile.depth}'
+    return f'{word(profile.reliability)}, {word(profile.durability)}, {history}'
+
+
+def overrides_text(topic) -> str:
+    """The ``qos_overrides`` parameters a topic accepts (node in the root namespace)."""
+    if topic.overrides is None:
+        return '(none)'
+    name = topic.name if topic.name.startswith('/') else '/' + topic.name
+    entity = 'publisher' if topic.published else 'subscription'
+    policies = ','.join(kind.name.lower() for kind in topic.overrides.policy_kinds)
+    return f'`qos_overrides.{name}.{entity}.{{{policies}}}`'
+
+
+def topics_markdown() -> List[str]:
+    """The topic table of the node reference, from ``TOPICS``."""
+    from hrdf_ros.ros.qos import TOPICS
+    rows = [(f'`{t.name}`', f'`{t.type_name}`',
+             'published' if t.published else 'subscribed', qos_text(t.qos),
+             overrides_text(t), t.description, t.robot_state_publisher) for t in TOPICS]
+    return _table(('topic', 'type', '', 'QoS', 'QoS override parameters', 'hrdf_ros_node',
+                   'robot_state_publisher'), rows)
+
+
+def interface_label(name: str) -> str:
+    """The label of an interface file's entry: ``interface-getjacobian``."""
+    return f'interface-{name.lower()}'
+
+
+def services_markdown() -> List[str]:
+    """The service table of the node reference, from ``SERVICES``."""
+    from hrdf_ros.ros.services import SERVICES
+    rows = []
+    for service in SERVICES:
+        name = service.srv_type.__name__
+        rows.append((f'`{service.name}`',
+                     f'{{ref}}`{INTERFACE_PACKAGE}/srv/{name} <{interface_label(name)}>`',
+                     service.description))
+    return _table(('service', 'type', ''), rows)
+
+
+def interface_files(root: Optional[str] = None) -> List[str]:
+    """The interface files, messages then services, each sorted by name."""
+    folder = os.path.join(root or _repository_root(), 'interfaces', INTERFACE_PACKAGE)
+    return (sorted(glob.glob(os.path.join(folder, 'msg', '*.msg')))
+            + sorted(glob.glob(os.path.join(folder, 'srv', '*.srv'))))
+
+
+def interfaces_markdown(root: Optional[str] = None) -> List[str]:
+    """Every interface file: a label, its ROS type name and its text, verbatim."""
+    lines: List[str] = []
+    for path in interface_files(root):
+        kind = os.path.basename(os.path.dirname(path))
+        name = os.path.splitext(os.path.basename(path))[0]
+        with open(path, encoding='utf-8') as stream:
+            text = stream.read().rstrip('\n')
+        fence = '`' * max(3, _longest_backtick_run(text) + 1)
+        lines += [f'({interface_label(name)})=', '',
+                  f'**`{INTERFACE_PACKAGE}/{kind}/{name}`**', '',
+                  fence + 'text', *text.split('\n'), fence, '']
+    return lines
+
+
+def _longest_backtick_run(text: str) -> int:
+    run = longest = 0
+    for char in text:
+        run = run + 1 if char == '`' else 0
+        longest = max(longest, run)
+    return longest
+
+
+def leniency_markdown() -> List[str]:
+    """The warning code table, :func:`hrdf_ros.hrdf.leniency.markdown_table`."""
+    from hrdf_ros.hrdf.leniency import markdown_table
+    return markdown_table().rstrip('\n').split('\n')
+
+
+# -- directives ----------------------------------------------------------------------
+
+class _MarkdownDirective(SphinxDirective):
+    """A directive whose output is Markdown, parsed where the directive stands."""
+
+    has_content = False
+    required_arguments = 0
+    optional_arguments = 0
+
+    def markdown(self) -> List[str]:
+        raise NotImplementedError
+
+    def dependencies(self) -> List[str]:
+        """Files whose change must rebuild the page (besides the code)."""
+        return []
+
+    #: True when the Markdown has headings (sections below the page's own).
+    sections = False
+
+    def run(self):
+        for path in self.dependencies():
+            self.env.note_dependency(path)
+        container = nodes.container()
+        source = self.get_source_info()[0]
+        content = StringList(self.markdown(), source=f'{source} ({self.name})')
+        self.state.nested_parse(content, self.content_offset, container,
+                                match_titles=self.sections)
+        return container.children
+
+
+def _directive(build, dependencies=None, sections=False):
+    return type(build.__name__, (_MarkdownDirective,), {
+        'markdown': lambda self: build(),
+        'dependencies': lambda self: dependencies() if dependencies else [],
+        'sections': sections})
+
+
+# -- references into the package -----------------------------------------------------
+
+def _find(dotted: str):
+    """The object named ``dotted`` (module, then attributes), or None."""
+    parts = dotted.split('.')
+    for split in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module('.'.join(parts[:split]))
+        except ImportError:
+            continue
+        try:
+            for attribute in parts[split:]:
+                obj = getattr(obj, attribute)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+def _candidates(target: str, module: Optional[str]) -> List[str]:
+    """Full names ``target`` may mean, seen from ``module`` (Python's relative names
+    included: ``.qos`` from ``hrdf_ros.ros.node`` is ``hrdf_ros.ros.qos``)."""
+    names = []
+    stripped = target.lstrip('.')
+    if module:
+        parts = module.split('.')
+        if target.startswith('.'):
+            up = len(target) - len(stripped)
+            names.append('.'.join(parts[:len(parts) - up + 1] + [stripped]))
+        names += ['.'.join(parts[:k] + [stripped]) for k in range(len(parts), 0, -1)]
+    names.append(stripped)
+    return [n for n in dict.fromkeys(names) if n.split('.')[0] == PACKAGE]
+
+
+def resolve_package_reference(app, env, node, contnode):
+    """``missing-reference`` handler: a Python reference to an existing object of the
+    package that autodoc does not document resolves to its public entry
+    (``hrdf_ros.<name>``) or to plain text; anything else is left unresolved."""
+    if node.get('refdomain') != 'py':
+        return None
+    for name in _candidates(node['reftarget'], node.get('py:module')):
+        obj = _find(name)
+        if obj is None:
+            continue
+        public = getattr(obj, '__name__', None)
+        if public and public in getattr(importlib.import_module(PACKAGE), '__all__', ()):
+            if _find(f'{PACKAGE}.{public}') is obj:
+                domain = env.domains['py']
+                reference = domain.resolve_xref(env, node['refdoc'], app.builder,
+                                                node['reftype'], f'{PACKAGE}.{public}',
+                                                node, contnode)
+                if reference is not None:
+                    return reference
+        return contnode
+    return None
 
 
 def setup(app):
-    """Register the directives; parallel reads and writes are safe (no shared state)."""
+    """Register the directives and the reference resolver."""
+    app.add_directive('hrdf-cli', _directive(cli_markdown, sections=True))
+    app.add_directive('hrdf-parameters', _directive(parameters_markdown))
+    app.add_directive('hrdf-topics', _directive(topics_markdown))
+    app.add_directive('hrdf-services', _directive(services_markdown))
+    app.add_directive('hrdf-interfaces', _directive(interfaces_markdown, interface_files))
+    app.add_directive('hrdf-leniency-codes', _directive(leniency_markdown))
+    app.connect('missing-reference', resolve_package_reference)
     return {'version': '1', 'parallel_read_safe': True, 'parallel_write_safe': True}

@@ -125,7 +125,8 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'republish_frequency', 0.0, 'Hz at which the latest moving transforms are '
         'published again, stamped now; `0`: never.', value_range=_RATE),
     ParameterSpec(
-        'joint_prefix', 'J', 'Generated joint names are `J1, J2, ...`.'),
+        'joint_prefix', 'J', 'Prefix of the generated joint names (`J1, J2, ...` with '
+        'the default).'),
     ParameterSpec(
         'joint_names', [''], 'Explicit joint names, in HEBI joint order (default: an '
         'element\'s HRDF `tag`, else `J1, J2, ...`).', shown_default='empty'),
