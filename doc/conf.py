@@ -119,6 +119,6 @@ html_theme = 'alabaster'
 html_title = f'hrdf_ros {release}'
 html_static_path = []
 
-# Typographic quotes and ellipses, but no dashes: ``--strict`` in a generated help
-# text stays two hyphens.
-smartquotes_action = 'qe'
+# Text as written: no typographic quotes, dashes or ellipses (``--strict`` in a generated
+# help text stays two hyphens, ``...`` three dots).
+smartquotes = False

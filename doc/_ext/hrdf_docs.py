@@ -29,7 +29,8 @@ docstring, a type hint naming ``hrdf_ros.model.RobotModel``) are resolved by
 :func:`resolve_package_reference`: to the public name's entry when the object is one of
 ``hrdf_ros``'s public names, else to plain text, but only when the name really exists in
 the package. Any other unresolved reference stays a warning, which ``-W`` turns into a
-failed build.
+failed build. A public constant documented under its public name (``hrdf_ros.FRAME_TYPES``)
+gets the ``#:`` comment of the module defining it (:func:`public_data_doc`).
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ import glob
 import importlib
 import os
 import re
+import sys
 from typing import Iterable, List, Optional
 
 from docutils import nodes
@@ -335,6 +337,32 @@ def resolve_package_reference(app, env, node, contnode):
     return None
 
 
+def public_data_doc(app, what, name, obj, options, lines):
+    """``autodoc-process-docstring`` handler: a public constant documented under its
+    public name (``hrdf_ros.FRAME_TYPES``) gets the ``#:`` comment written where it is
+    defined, in the package module that binds the same object with such a comment."""
+    if what != 'data' or not name.startswith(PACKAGE + '.'):
+        return
+    # autodoc's fallback for a value without a doc comment is its type's docstring
+    # (``tuple``'s, for a tuple): that is no documentation of the constant.
+    inherited = ' '.join((type(obj).__doc__ or '').split())
+    if lines and ' '.join(' '.join(lines).split()) != inherited:
+        return
+    from sphinx.pycode import ModuleAnalyzer
+    short = name.rsplit('.', 1)[1]
+    for module_name, module in sorted(sys.modules.items()):
+        if not module_name.startswith(PACKAGE + '.') or getattr(module, short, None) is not obj:
+            continue
+        try:
+            docs = ModuleAnalyzer.for_module(module_name).find_attr_docs()
+        except Exception:  # noqa: BLE001 - no source to analyse: look further
+            continue
+        comment = docs.get(('', short))
+        if comment:
+            lines[:] = comment
+            return
+
+
 def setup(app):
     """Register the directives and the reference resolver."""
     app.add_directive('hrdf-cli', _directive(cli_markdown, sections=True))
@@ -344,4 +372,5 @@ def setup(app):
     app.add_directive('hrdf-interfaces', _directive(interfaces_markdown, interface_files))
     app.add_directive('hrdf-leniency-codes', _directive(leniency_markdown))
     app.connect('missing-reference', resolve_package_reference)
+    app.connect('autodoc-process-docstring', public_data_doc)
     return {'version': '1', 'parallel_read_safe': True, 'parallel_write_safe': True}

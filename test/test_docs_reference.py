@@ -1,0 +1,111 @@
+"""The node is what its reference says.
+
+The node reference (doc/reference/node.md) renders three tables: PARAMETERS
+(hrdf_ros.ros.parameters), TOPICS (hrdf_ros.ros.qos) and SERVICES
+(hrdf_ros.ros.services). The node is built from them; here a running hrdf_ros_node (in
+this process, on the bundled arm) is compared with them: every parameter declared with
+the table's type, default, descriptor and run-time access, nothing declared besides
+them and rclpy's own; every publisher and subscription with the table's name, type and
+QoS; every service with the table's name and type.
+"""
+import pytest
+import rclpy
+from rcl_interfaces.msg import ParameterType
+from rclpy.context import Context
+from rclpy.parameter import Parameter
+
+from hrdf_ros.ros.node import HrdfStatePublisher
+from hrdf_ros.ros.parameters import PARAMETERS
+from hrdf_ros.ros.qos import TOPICS
+from hrdf_ros.ros.services import SERVICES
+
+from conftest import BUNDLED_ARM
+
+TYPE_NAMES = {ParameterType.PARAMETER_BOOL: 'bool', ParameterType.PARAMETER_DOUBLE: 'double',
+              ParameterType.PARAMETER_STRING: 'string',
+              ParameterType.PARAMETER_STRING_ARRAY: 'string[]'}
+#: declared by rclpy for every node
+RCLPY_PARAMETERS = {'use_sim_time', 'start_type_description_service'}
+#: given to the node here (the others keep the table's default)
+GIVEN = {'hrdf_file': BUNDLED_ARM}
+
+
+@pytest.fixture(scope='module')
+def node():
+    context = Context()
+    rclpy.init(context=context)
+    node = HrdfStatePublisher(context=context, parameter_overrides=[
+        Parameter(name, value=value) for name, value in GIVEN.items()])
+    yield node
+    node.destroy_node()
+    rclpy.shutdown(context=context)
+
+
+def _fully_qualified(topic_name):
+    return topic_name if topic_name.startswith('/') else '/' + topic_name
+
+
+def _override_parameters():
+    names = set()
+    for topic in TOPICS:
+        if topic.overrides is not None:
+            entity = 'publisher' if topic.published else 'subscription'
+            names |= {f'qos_overrides.{_fully_qualified(topic.name)}.{entity}.'
+                      f'{kind.name.lower()}' for kind in topic.overrides.policy_kinds}
+    return names
+
+
+def test_parameters_are_declared_as_the_table_says(node):
+    for spec in PARAMETERS:
+        descriptor = node.describe_parameter(spec.name)
+        assert TYPE_NAMES[descriptor.type] == spec.type_name, spec.name
+        assert descriptor.description == spec.description, spec.name
+        assert descriptor.read_only == (spec.access == 'read-only'), spec.name
+        if spec.value_range is None:
+            assert not descriptor.floating_point_range, spec.name
+        else:
+            bounds = descriptor.floating_point_range[0]
+            assert (bounds.from_value, bounds.to_value) == spec.value_range, spec.name
+        if spec.name in GIVEN:
+            assert node.get_parameter(spec.name).value == GIVEN[spec.name]
+        elif spec.access != 'output':
+            assert node.get_parameter(spec.name).value == spec.default, spec.name
+
+
+def test_no_parameter_is_missing_from_the_table(node):
+    declared = set(node._parameters)
+    assert declared == ({spec.name for spec in PARAMETERS} | RCLPY_PARAMETERS
+                        | _override_parameters())
+
+
+def test_only_the_settable_parameters_can_be_set_at_run_time(node):
+    for spec in PARAMETERS:
+        value = node.get_parameter(spec.name).value
+        if spec.name == 'publish_frequency':
+            value = 10.0
+        elif spec.name == 'ignore_timestamp':
+            value = not value
+        result = node.set_parameters([Parameter(spec.name, value=value)])[0]
+        assert result.successful == (spec.access == 'settable'), (spec.name, result.reason)
+    node.set_parameters([Parameter('publish_frequency', value=20.0),
+                         Parameter('ignore_timestamp', value=False)])
+
+
+def test_topics_are_created_as_the_table_says(node):
+    endpoints = {p.topic_name: (True, p.msg_type, p.qos_profile) for p in node.publishers
+                 if p.topic_name != '/parameter_events'}
+    endpoints.update({s.topic_name: (False, s.msg_type, s.qos_profile)
+                      for s in node.subscriptions})
+    assert set(endpoints) == {_fully_qualified(t.name) for t in TOPICS}
+    for topic in TOPICS:
+        published, msg_type, qos = endpoints[_fully_qualified(topic.name)]
+        package = msg_type.__module__.split('.')[0]
+        assert f'{package}/msg/{msg_type.__name__}' == topic.type_name
+        assert published == topic.published, topic.name
+        for policy in ('reliability', 'durability', 'history', 'depth'):
+            assert getattr(qos, policy) == getattr(topic.qos, policy), (topic.name, policy)
+
+
+def test_services_are_created_as_the_table_says(node):
+    ours = {s.srv_name: s.srv_type for s in node.services if s.srv_name.startswith('~/')}
+    assert ours == {service.name: service.srv_type for service in SERVICES}
