@@ -51,8 +51,9 @@ def _repository_root(start):
 REPO_ROOT = _repository_root(DOC_DIR)
 # Our Sphinx extension (doc/_ext) and the package itself (autodoc, the generated
 # reference) are imported from the source tree, not from an installed copy.
-for _path in (os.path.join(DOC_DIR, '_ext'), REPO_ROOT):
-    if _path and _path not in sys.path:
+for _path in (os.path.join(DOC_DIR, '_ext'),
+              REPO_ROOT and os.path.join(REPO_ROOT, 'doc', '_ext'), REPO_ROOT):
+    if _path and os.path.isdir(_path) and _path not in sys.path:
         sys.path.insert(0, _path)
 
 # -- Project information (package.xml is the one place the version is written) --------
@@ -60,6 +61,7 @@ for _path in (os.path.join(DOC_DIR, '_ext'), REPO_ROOT):
 project = 'hrdf_ros'
 author = 'hrdf_ros maintainers'
 copyright = 'hrdf_ros maintainers, Apache-2.0'
+release = globals().get('release', 'unknown')   # rosdoc2 has set it from package.xml
 if REPO_ROOT:
     # package.xml is this repository's own file: ElementTree is enough (no DTD, no
     # entities), defusedxml is for HRDF files from elsewhere.
@@ -76,6 +78,9 @@ extensions = [
     'sphinx.ext.napoleon',
     'hrdf_docs',
 ]
+# rosdoc2 drops extensions outside its own list unless this is set (it defines
+# rosdoc2_settings before running this file); plain sphinx-build ignores it.
+rosdoc2_settings = dict(globals().get('rosdoc2_settings', {}), allow_other_extensions=True)
 master_doc = 'index'
 root_doc = 'index'
 source_suffix = {'.rst': 'restructuredtext', '.md': 'markdown'}
@@ -97,20 +102,12 @@ autodoc_typehints = 'description'
 autodoc_default_options = {'members': True, 'show-inheritance': False}
 
 # Every cross-reference must resolve (sphinx-build -n). There is no intersphinx: the
-# build runs offline. These targets belong to other projects and cannot resolve here;
-# each is listed with why it appears.
+# build runs offline. Targets of other projects that appear in the documented API, and so
+# cannot resolve here, are listed with why they appear.
 nitpicky = True
 nitpick_ignore = [
-    # numpy arrays in signatures and docstrings (type hints of the kinematics API)
+    # numpy arrays in the type hints of the model and kinematics API
     ('py:class', 'numpy.ndarray'),
-    ('py:class', 'np.ndarray'),
-    ('py:class', 'numpy.typing.ArrayLike'),
-    ('py:class', 'ArrayLike'),
-]
-nitpick_ignore_regex = [
-    # rclpy and the ROS message types in the node's signatures
-    ('py:class', r'rclpy\..*'),
-    ('py:class', r'(std|sensor|geometry|tf2|rcl_interfaces|hrdf_ros_interfaces)_msgs?\..*'),
 ]
 
 # -- HTML ---------------------------------------------------------------------------
