@@ -93,10 +93,9 @@ _RATE = (0.0, MAX_PUBLISH_FREQUENCY)
 #: Every parameter of ``hrdf_ros_node``, in the order the reference lists them.
 PARAMETERS: Tuple[ParameterSpec, ...] = (
     ParameterSpec(
-        'hrdf_file', '', 'HRDF file (required). Setting it at run time reloads: the new '
-        'file is validated and prepared completely; on success `robot_description`, '
-        '`/tf_static` and the kinematics switch over together, on failure the set is '
-        'refused with the errors and the running model stays.', 'settable',
+        'hrdf_file', '', 'HRDF file (required). Setting it at run time reloads the robot; '
+        'a file that does not load is refused with its errors and the running model '
+        'stays.', 'settable',
         shown_default='required'),
     ParameterSpec(
         'robot_description', '', 'The URDF generated from the HRDF; only the node sets it '
