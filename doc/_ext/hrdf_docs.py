@@ -71,8 +71,8 @@ def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> List[str]:
 
 def _plain(text: str) -> str:
     """Plain text (an argparse help) as Markdown that shows it as it is: every character
-    Markdown could read as markup is backslash-escaped."""
-    return re.sub(r'([\\`*_\[\]<>{}#|~$])', r'\\\1', ' '.join(text.split()))
+    Markdown could read as markup is backslash-escaped (``|`` is left to :func:`_cell`)."""
+    return re.sub(r'([\\`*_\[\]<>{}#~$])', r'\\\1', ' '.join(text.split()))
 
 
 def _code(text: str) -> str:
@@ -308,7 +308,7 @@ def _candidates(target: str, module: Optional[str]) -> List[str]:
         parts = module.split('.')
         if target.startswith('.'):
             up = len(target) - len(stripped)
-            names.append('.'.join(parts[:len(parts) - up + 1] + [stripped]))
+            names.append('.'.join(parts[:len(parts) - up] + [stripped]))
         names += ['.'.join(parts[:k] + [stripped]) for k in range(len(parts), 0, -1)]
     names.append(stripped)
     return [n for n in dict.fromkeys(names) if n.split('.')[0] == PACKAGE]
