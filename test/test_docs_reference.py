@@ -6,10 +6,14 @@ The node reference (doc/reference/node.md) renders three tables: PARAMETERS
 this process, on the bundled arm) is compared with them: every parameter declared with
 the table's type, default, descriptor and run-time access, nothing declared besides
 them and rclpy's own; every publisher and subscription with the table's name, type and
-QoS; every service with the table's name and type.
+QoS; every service with the table's name and type. The default params file of the
+launch files sets each of its parameters to the table's default.
 """
+import os
+
 import pytest
 import rclpy
+import yaml
 from rcl_interfaces.msg import ParameterType
 from rclpy.context import Context
 from rclpy.parameter import Parameter
@@ -19,7 +23,7 @@ from hrdf_ros.ros.parameters import PARAMETERS
 from hrdf_ros.ros.qos import TOPICS
 from hrdf_ros.ros.services import SERVICES
 
-from conftest import BUNDLED_ARM
+from conftest import BUNDLED_ARM, REPO
 
 TYPE_NAMES = {ParameterType.PARAMETER_BOOL: 'bool', ParameterType.PARAMETER_DOUBLE: 'double',
               ParameterType.PARAMETER_STRING: 'string',
@@ -109,3 +113,16 @@ def test_topics_are_created_as_the_table_says(node):
 def test_services_are_created_as_the_table_says(node):
     ours = {s.srv_name: s.srv_type for s in node.services if s.srv_name.startswith('~/')}
     assert ours == {service.name: service.srv_type for service in SERVICES}
+
+
+def test_the_default_params_file_keeps_the_tables_defaults():
+    """config/hrdf_ros.yaml (the launch files' params_file) names only parameters of the
+    table, each at the table's default: the file shows where to set them, it changes
+    nothing."""
+    path = os.path.join(REPO, 'config', 'hrdf_ros.yaml')
+    with open(path, encoding='utf-8') as stream:
+        values = yaml.safe_load(stream)['/**/hrdf_ros_node']['ros__parameters']
+    defaults = {spec.name: spec.default for spec in PARAMETERS}
+    assert values and set(values) <= set(defaults)
+    for name, value in values.items():
+        assert value == defaults[name] and type(value) is type(defaults[name]), name
