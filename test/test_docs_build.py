@@ -99,6 +99,10 @@ def test_node_reference_shows_every_parameter_topic_and_service(built):
     assert 'qos_overrides./tf.publisher.{depth,durability,history,reliability}' in text
     for service in SERVICES:
         assert f'{service.name} hrdf_ros_interfaces/srv/{service.srv_type.__name__}' in text
+    from hrdf_ros.ros.web_view import WEB_VIEW_PARAMETERS
+    web_view = text[text.index('The web view node'):]
+    for spec in WEB_VIEW_PARAMETERS:
+        assert f'{spec.name} {spec.type_name}' in web_view, spec.name
 
 
 def test_interfaces_reference_shows_every_file_verbatim(built):

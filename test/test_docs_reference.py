@@ -7,7 +7,8 @@ this process, on the bundled arm) is compared with them: every parameter declare
 the table's type, default, descriptor and run-time access, nothing declared besides
 them and rclpy's own; every publisher and subscription with the table's name, type and
 QoS; every service with the table's name and type. The default params file of the
-launch files sets each of its parameters to the table's default.
+launch files sets each of its parameters to the table's default. The same for
+hrdf_ros_web_view's parameters and WEB_VIEW_PARAMETERS.
 """
 import os
 
@@ -22,10 +23,12 @@ from hrdf_ros.ros.node import HrdfStatePublisher
 from hrdf_ros.ros.parameters import PARAMETERS
 from hrdf_ros.ros.qos import TOPICS
 from hrdf_ros.ros.services import SERVICES
+from hrdf_ros.ros.web_view import WEB_VIEW_PARAMETERS, WebView
 
 from conftest import BUNDLED_ARM, REPO
 
 TYPE_NAMES = {ParameterType.PARAMETER_BOOL: 'bool', ParameterType.PARAMETER_DOUBLE: 'double',
+              ParameterType.PARAMETER_INTEGER: 'integer',
               ParameterType.PARAMETER_STRING: 'string',
               ParameterType.PARAMETER_STRING_ARRAY: 'string[]'}
 #: declared by rclpy for every node
@@ -126,3 +129,27 @@ def test_the_default_params_file_keeps_the_tables_defaults():
     assert values and set(values) <= set(defaults)
     for name, value in values.items():
         assert value == defaults[name] and type(value) is type(defaults[name]), name
+
+
+def test_the_web_view_declares_its_parameters_as_its_table_says():
+    """hrdf_ros_web_view: every parameter of WEB_VIEW_PARAMETERS with its type, default
+    and description, none besides (its page served on a free port meanwhile)."""
+    context = Context()
+    rclpy.init(context=context)
+    try:
+        view = WebView(context=context, parameter_overrides=[Parameter('port', value=0)])
+        try:
+            assert set(view._parameters) == ({spec.name for spec in WEB_VIEW_PARAMETERS}
+                                             | RCLPY_PARAMETERS)
+            for spec in WEB_VIEW_PARAMETERS:
+                descriptor = view.describe_parameter(spec.name)
+                assert descriptor.description == spec.description, spec.name
+                assert not descriptor.read_only, spec.name   # read at start: 'start'
+                assert spec.access == 'start'
+                value = view.get_parameter(spec.name).value
+                assert value == (0 if spec.name == 'port' else spec.default), spec.name
+        finally:
+            view.shut_down()
+            view.destroy_node()
+    finally:
+        rclpy.shutdown(context=context)

@@ -9,7 +9,8 @@ in place, so their output reads like the hand-written pages around it):
     ``cli-<subcommand>``.
 ``{hrdf-parameters}``
     the node's parameters, from :data:`hrdf_ros.ros.parameters.PARAMETERS` (the table
-    the node declares its parameters from).
+    the node declares its parameters from); with an argument, another such table
+    (``hrdf_ros.ros.web_view.WEB_VIEW_PARAMETERS``).
 ``{hrdf-topics}``
     its topics, QoS and ``qos_overrides`` parameters, from :data:`hrdf_ros.ros.qos.TOPICS`
     (the table the node creates its publishers and subscription from).
@@ -140,24 +141,31 @@ def cli_markdown() -> List[str]:
 # -- the node ------------------------------------------------------------------------
 
 _ACCESS_TEXT = {'read-only': 'read-only', 'settable': 'settable',
-                'output': 'set by the node'}
+                'output': 'set by the node', 'start': 'read at start'}
+#: the table ``{hrdf-parameters}`` renders without an argument
+NODE_PARAMETERS = 'hrdf_ros.ros.parameters.PARAMETERS'
 
 
-def parameters_markdown() -> List[str]:
-    """The parameter table of the node reference, from ``PARAMETERS``."""
-    from hrdf_ros.ros.parameters import PARAMETERS
+def parameters_markdown(table: str = NODE_PARAMETERS) -> List[str]:
+    """The parameter table of a node, from a tuple of ``ParameterSpec`` named by its
+    dotted path (``hrdf_ros.ros.parameters.PARAMETERS``, the default); the column
+    comparing with robot_state_publisher only when an entry fills it."""
+    specs = _find(table)
+    if not specs:
+        raise ValueError(f'no parameter table {table}')
+    compare = any(spec.robot_state_publisher for spec in specs)
     rows = []
-    for spec in PARAMETERS:
+    for spec in specs:
         default = spec.shown_default or _value(spec.default)
         if spec.value_range is not None:
             values = f'{spec.value_range[0]:g} to {spec.value_range[1]:g}'
         else:
             values = ', '.join(_code(c) for c in spec.choices)
-        rows.append((f'`{spec.name}`', spec.type_name, default, values,
-                     _ACCESS_TEXT[spec.access], spec.description,
-                     spec.robot_state_publisher or '(none)'))
-    return _table(('parameter', 'type', 'default', 'values', 'at run time', 'hrdf_ros_node',
-                   'robot_state_publisher'), rows)
+        row = (f'`{spec.name}`', spec.type_name, default, values,
+               _ACCESS_TEXT[spec.access], spec.description)
+        rows.append(row + ((spec.robot_state_publisher or '(none)',) if compare else ()))
+    header = ('parameter', 'type', 'default', 'values', 'at run time', 'meaning')
+    return _table(header + (('robot_state_publisher',) if compare else ()), rows)
 
 
 def qos_text(profile) -> str:
@@ -273,11 +281,12 @@ class _MarkdownDirective(SphinxDirective):
         return container.children
 
 
-def _directive(build, dependencies=None, sections=False):
+def _directive(build, dependencies=None, sections=False, optional_arguments=0):
+    """A directive rendering ``build(*arguments)``."""
     return type(build.__name__, (_MarkdownDirective,), {
-        'markdown': lambda self: build(),
+        'markdown': lambda self: build(*self.arguments),
         'dependencies': lambda self: dependencies() if dependencies else [],
-        'sections': sections})
+        'sections': sections, 'optional_arguments': optional_arguments})
 
 
 # -- references into the package -----------------------------------------------------
@@ -366,7 +375,8 @@ def public_data_doc(app, what, name, obj, options, lines):
 def setup(app):
     """Register the directives and the reference resolver."""
     app.add_directive('hrdf-cli', _directive(cli_markdown, sections=True))
-    app.add_directive('hrdf-parameters', _directive(parameters_markdown))
+    app.add_directive('hrdf-parameters', _directive(parameters_markdown,
+                                                    optional_arguments=1))
     app.add_directive('hrdf-topics', _directive(topics_markdown))
     app.add_directive('hrdf-services', _directive(services_markdown))
     app.add_directive('hrdf-interfaces', _directive(interfaces_markdown, interface_files))

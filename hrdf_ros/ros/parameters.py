@@ -35,20 +35,23 @@ from .loaded_robot import RobotOptions
 #: robot_state_publisher's bounds of publish_frequency (Hz); rclpy enforces them on set.
 MAX_PUBLISH_FREQUENCY = 1000.0
 #: ``ParameterSpec.access`` values: fixed once the node runs; may be set at run time;
-#: written by the node itself (a set from outside is refused).
-ACCESS = ('read-only', 'settable', 'output')
+#: written by the node itself (a set from outside is refused); read at start only (a
+#: later set is accepted and changes nothing: hrdf_ros_web_view's).
+ACCESS = ('read-only', 'settable', 'output', 'start')
 _TYPE_NAMES = {str: 'string', float: 'double', bool: 'bool', int: 'integer',
                list: 'string[]'}
 
 
 @dataclass(frozen=True)
 class ParameterSpec:
-    """One parameter of ``hrdf_ros_node``: how it is declared and what it means.
+    """One parameter of a node (``hrdf_ros_node``, ``hrdf_ros_web_view``): how it is
+    declared and what it means.
 
     Attributes:
         name: the ROS parameter name.
         default: the value it is declared with; its Python type is the parameter's type
-            (``str``, ``float``, ``bool``; a list of ``str`` for a string array).
+            (``str``, ``float``, ``int``, ``bool``; a list of ``str`` for a string
+            array).
         description: what it does (the ``ParameterDescriptor`` description, and the
             reference; inline Markdown).
         access: one of :data:`ACCESS`.
@@ -72,7 +75,8 @@ class ParameterSpec:
 
     @property
     def type_name(self) -> str:
-        """The ROS parameter type: ``string``, ``double``, ``bool`` or ``string[]``."""
+        """The ROS parameter type: ``string``, ``double``, ``integer``, ``bool`` or
+        ``string[]``."""
         return _TYPE_NAMES[type(self.default)]
 
     def descriptor(self) -> ParameterDescriptor:
