@@ -8,10 +8,13 @@ the table's type, default, descriptor and run-time access, nothing declared besi
 them and rclpy's own; every publisher and subscription with the table's name, type and
 QoS; every service with the table's name and type. The default params file of the
 launch files sets each of its parameters to the table's default. The same for
-hrdf_ros_web_view's parameters and WEB_VIEW_PARAMETERS.
+hrdf_ros_web_view's parameters and WEB_VIEW_PARAMETERS. The launch files' arguments
+that set a parameter default to the table's default.
 """
+import ast
 import os
 
+import defusedxml.ElementTree
 import pytest
 import rclpy
 import yaml
@@ -153,3 +156,48 @@ def test_the_web_view_declares_its_parameters_as_its_table_says():
             view.destroy_node()
     finally:
         rclpy.shutdown(context=context)
+
+
+def _launch_text(value):
+    """A parameter default as a launch argument writes it."""
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    return str(value)
+
+
+def _xml_arguments(path):
+    root = defusedxml.ElementTree.parse(path).getroot()
+    return {arg.get('name'): (arg.get('default'), [c.get('value') for c in arg.iter('choice')])
+            for arg in root.iter('arg')}
+
+
+def _python_arguments(path):
+    """``ARGUMENTS`` of a launch file: name -> (default, choices), read from its source
+    (importing it needs the package installed in an ament prefix)."""
+    tree = ast.parse(open(path, encoding='utf-8').read())
+    table = next(node.value for node in tree.body if isinstance(node, ast.Assign)
+                 and any(getattr(t, 'id', None) == 'ARGUMENTS' for t in node.targets))
+    arguments = {}
+    for key, value in zip(table.keys, table.values):
+        default, _, _, choices = value.elts
+        arguments[ast.literal_eval(key)] = (
+            default.value if isinstance(default, ast.Constant) else None,
+            ast.literal_eval(choices) or [])
+    return arguments
+
+
+@pytest.mark.parametrize('launch_file', ['hrdf.launch.xml', 'hrdf.launch.py'])
+def test_launch_arguments_default_to_the_tables_defaults(launch_file):
+    """The launch arguments that set a node parameter (hrdf_file aside: the bundled arm)
+    have the table's default and choices, so a launch without them changes nothing."""
+    path = os.path.join(REPO, 'launch', launch_file)
+    arguments = (_xml_arguments if launch_file.endswith('.xml') else _python_arguments)(path)
+    specs = {spec.name: spec for spec in PARAMETERS}
+    shared = (set(arguments) & set(specs)) - {'hrdf_file'}
+    assert len(shared) >= 5, shared
+    for name in shared:
+        default, choices = arguments[name]
+        assert default == _launch_text(specs[name].default), name
+        spec = specs[name]
+        expected = ['true', 'false'] if isinstance(spec.default, bool) else list(spec.choices)
+        assert choices == expected, name
