@@ -35,7 +35,7 @@ VENV_PREFIX := $(abspath $(VENV))
 export AMENT_PREFIX_PATH := $(VENV_PREFIX)$(if $(AMENT_PREFIX_PATH),:$(AMENT_PREFIX_PATH))
 export PATH := $(VENV_PREFIX)/bin:$(PATH)
 
-.PHONY: env test consumers-env test-consumers demo bench bench-node soak clean
+.PHONY: env test consumers-env test-consumers docs-env docs demo bench bench-node soak clean
 
 env: $(ENV_STAMP)
 
@@ -43,7 +43,7 @@ $(ENV_STAMP): $(ENV_INPUTS)
 	bash scripts/setup_env.sh
 	@mkdir -p $(dir $@) && touch $@
 
-test: env consumers-env
+test: env consumers-env docs-env
 	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
 	@# the real-CLI tests start the ros2 daemon of this ROS_DOMAIN_ID and stop it; stop it
 	@# here too, whatever happened
@@ -65,6 +65,24 @@ consumers-env: $(CONSUMERS_STAMP)
 
 test-consumers: consumers-env
 	$(PY) -m pytest -q -m consumers test
+
+# The documentation (doc/: Sphinx with MyST pages, laid out as rosdoc2 builds a ROS 2
+# Python package) as HTML in build/docs/html. -W -n --keep-going: any warning, an
+# unresolved reference or a broken link between pages fails the build, after all of them
+# are reported; -E: a fresh read every time, since the reference pages are generated
+# from the code (a stale page would hide its warnings). Sphinx and its extensions
+# (scripts/requirements-docs.txt) go into .venv; `make test` installs them too, for
+# test/test_docs_build.py.
+DOCS_STAMP := $(VENV)/.hrdf-stamps/docs.stamp
+$(DOCS_STAMP): $(ENV_STAMP) scripts/requirements-docs.txt scripts/constraints.txt
+	$(PY) -m pip install -q --disable-pip-version-check -r scripts/requirements-docs.txt
+	@touch $@
+
+docs-env: $(DOCS_STAMP)
+
+docs: docs-env
+	$(PY) -m sphinx -W -n --keep-going -E -q -b html doc build/docs/html
+	@echo "docs: build/docs/html/index.html"
 
 demo: env
 	$(PY) -m hrdf_ros.demo

@@ -19,8 +19,8 @@ falls on all of them; single calls are timed in turn likewise. Times are the thr
 default (``--clock cpu``: time the process is descheduled is not counted, page faults
 are), or wall time (``--clock wall``). The load average is printed before and after.
 
-Then the issue's targets with PASS/FAIL from ratios of this run, and the README's table
-as markdown (README.md, Benchmarks: paste it there).
+Then the issue's targets with PASS/FAIL from ratios of this run, and the documentation's
+table as markdown (doc/explanation/benchmarks.md: paste it there).
 """
 from __future__ import annotations
 
@@ -279,18 +279,19 @@ def checks(rows: list, big: int):
 
 
 def report(rows: list, big: int) -> None:
-    """Targets with PASS/FAIL, then the README table (markdown)."""
+    """Targets with PASS/FAIL, then the documentation's table (markdown)."""
     print('\nTargets (PASS/FAIL per kit, ratios of this run):')
     summary = {}
     for row, label, value, ok in checks(rows, big):
         print(f'  {"PASS" if ok else "FAIL"}  {row["kit"]:<32}{label:<58} {value:6.2f}')
         summary.setdefault(label, []).append((value, ok))
-    print('\nTargets over all kits (README, Benchmarks):\n\n| target | this run | |\n|---|---|---|')
+    print('\nTargets over all kits (doc/explanation/benchmarks.md):\n\n'
+          '| target | this run | |\n|---|---|---|')
     for label, results in summary.items():
         values = [v for v, _ in results]
         print(f'| {label} | {min(values):.2f}-{max(values):.2f} | '
               f'{"pass" if all(ok for _, ok in results) else "**fail**"} |')
-    print(f'\nREADME table (README.md, Benchmarks), N={big}:\n')
+    print(f'\nBenchmarks table (doc/explanation/benchmarks.md), N={big}:\n')
     print(f'| kit | case | N={big // 1000}k: us/config | ours / floor | out=: us/config | '
           'out= / refill | hebi-py / ours | Pinocchio / ours | pytorch_kinematics / ours | '
           '1 call: ours (hebi-py) |')

@@ -55,7 +55,7 @@ class Element:
     """One HRDF robot element, resolved to numbers.
 
     Attributes:
-        kind: HRDF element name (one of :data:`ELEMENT_KINDS`).
+        kind: HRDF element name (one of :data:`~hrdf_ros.model.ELEMENT_KINDS`).
         type: catalogue type (e.g. ``'X8-9'``), ``None`` for rigid-body and joint.
         tag: the HRDF ``tag`` attribute, or ``None``.
         parent: index of the parent element in :attr:`RobotModel.elements`, or -1 when
@@ -67,7 +67,7 @@ class Element:
         inertia: (6,) ixx, iyy, izz, ixy, ixz, iyz about the COM, kg m^2.
         outputs: list of (4, 4) fixed output transforms in the input frame (for a
             degree of freedom, before the joint motion).
-        motion: ``None`` for rigid elements, else a :data:`MOTION_AXES` entry.
+        motion: ``None`` for rigid elements, else a :data:`~hrdf_ros.model.MOTION_AXES` entry.
         gear_ratio: joint motion = position / gear_ratio (1 for actuators).
         axis_sign: +1, or -1 when the element moves about/along the negative ``motion``
             axis (HRDF ``axis="-rz"`` and the like, which hebi-py accepts).

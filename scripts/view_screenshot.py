@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Screenshot of ``hrdf view`` for the README (docs/hrdf_view.png).
+"""Screenshot of ``hrdf view`` for the README and the docs (doc/images/hrdf_view.png).
 
 Usage (from the repository root, after ``make test`` installed chromium and selenium):
-    .venv/bin/python scripts/view_screenshot.py            # the README's picture
+    .venv/bin/python scripts/view_screenshot.py            # the picture of the README and the docs
     .venv/bin/python scripts/view_screenshot.py ROBOT.hrdf --positions "..." -o out.png
 
 Runs the real command, ``hrdf view FILE --meshes package --positions ... --port 0``, with
@@ -89,7 +89,8 @@ def main(argv=None) -> int:
     parser.add_argument('--hebi-description', default=HEBI_DESCRIPTION,
                         help="HEBI's hebi_description package folder (its meshes)")
     parser.add_argument('--colours', type=int, default=96, help='palette size')
-    parser.add_argument('-o', '--output', default=os.path.join(REPO, 'docs', 'hrdf_view.png'))
+    parser.add_argument('-o', '--output',
+                        default=os.path.join(REPO, 'doc', 'images', 'hrdf_view.png'))
     args = parser.parse_args(argv)
     prefix = ament_prefix(args.hebi_description)
     env = dict(os.environ, AMENT_PREFIX_PATH=os.pathsep.join(

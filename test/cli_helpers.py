@@ -8,7 +8,8 @@ never installs a handler) and is stopped like a Ctrl-C: SIGINT to its process gr
 Every PID the launch started is recorded (its "process started with pid [N]" lines and
 the processes of its session) and checked gone afterwards.
 
-Traps these helpers avoid (measured on 2 cores, see the README's "ROS 2 command line"):
+Traps these helpers avoid (measured on 2 cores, see doc/tutorials/ros.md, "The ros2
+command line, step by step"):
 ``ros2 service call`` has no timeout option (it waits for ever, so every command here
 has a timeout); ``ros2 topic echo --once --timeout N`` exits 0 with no output when
 nothing came (outputs are checked, not only exit codes); ``ros2 topic pub --once``
@@ -318,9 +319,10 @@ def wait_until(predicate, timeout: float = 20.0, interval: float = 0.2) -> bool:
     return predicate()
 
 
-# -- the commands of the README's ROS section ----------------------------------------
-# Tests run exactly these strings (test_readme_shows_the_commands checks the README
-# has each one); they run in a directory holding the files they name (robots()).
+# -- the commands the documentation shows --------------------------------------------
+# Tests run exactly these strings (test_package.test_docs_show_the_commands_the_cli_tests_run
+# checks that doc/tutorials/ros.md or doc/howto/several_robots.md shows each one); they
+# run in a directory holding the files they name (robots()).
 
 KIT, OTHER_KIT = 'A-2085-06.hrdf', 'A-2099-07.hrdf'      # HEBI kits: 6 and 7 DoF
 BAD_HRDF = '<robot version="1.2.0">\n  <actuator type="X5-77"/>\n</robot>\n'
@@ -395,8 +397,9 @@ SERVICES = [
     ('load_hrdf', '{hrdf_path: bad.hrdf}'),
     ('load_hrdf', f'{{hrdf_path: {KIT}}}'),
 ]
-#: every command line the real-CLI tests run (the README's ROS section shows each one)
-README_COMMANDS = (
+#: every command line the real-CLI tests run (the ROS tutorial and the how-to for several
+#: robots show each one, DOC_COMMAND_PAGES)
+DOC_COMMANDS = (
     [LAUNCH, LAUNCH_LEFT, LAUNCH_XML, VIEW_HEADLESS, VIEW, VIEW_WEB, WEB_VIEW_LEFT, RUN,
      HRDF_URDF, PARAM_SET_BAD,
      PARAM_SET, NODE_LIST, TF_SUBSCRIBERS, ECHO_DESCRIPTION, ECHO_TF, ECHO_TF_STATIC,
@@ -425,7 +428,7 @@ def wait_for_node(name: str = '/hrdf_ros_node', timeout: float = 20.0):
 
 
 def pose_from_tf(namespace: str = '', prefix: str = '', cwd: Optional[str] = None):
-    """The README's steps: echo /tf in the background (only the /tf of our stamp),
+    """The ROS tutorial's steps: echo /tf in the background (only the /tf of our stamp),
     publish one joint_states (again, 1 s later in stamp time, if no /tf came: delivery is
     best effort), echo the latched /tf_static; returns the end-effector pose in the base
     link chained from both, and the /tf message."""

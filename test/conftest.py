@@ -135,6 +135,6 @@ def ros2_daemon():
 def workdir(tmp_path_factory):
     """A folder with the files the real-CLI tests' commands name (two kits and a bad
     HRDF, :func:`cli_helpers.robots`), one per test module, so the commands run there
-    exactly as the README writes them."""
+    exactly as the documentation writes them."""
     from cli_helpers import robots
     return robots(tmp_path_factory.mktemp('robots'))

@@ -2,7 +2,7 @@
 (which run every robot with HEBI's meshes as file:// URIs): what each consumer needs to
 open ``package://hebi_description`` URIs (the shared copy laid out as a colcon install,
 test/hebi_description.py), Pinocchio's visual geometry (it loads every mesh), and
-MuJoCo's recipe to show the visuals it drops by default (README "HEBI's meshes").
+MuJoCo's recipe to show the visuals it drops by default (doc/explanation/consumers.md).
 
 Marker ``consumers`` (make test-consumers); .ci/run fails when any is skipped.
 """

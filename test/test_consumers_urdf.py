@@ -158,7 +158,7 @@ def test_drake(case, tmp_path, caplog):
 def test_mujoco(case, tmp_path):
     mujoco = pytest.importorskip('mujoco', reason='mujoco not installed (make test-consumers)')
     ref = reference(case)
-    # MuJoCo drops URDF visuals and cannot open file:// collision meshes (README): web
+    # MuJoCo drops URDF visuals and cannot open file:// collision meshes (docs, consumers): web
     # meshes stay URLs, which are never collision geometry
     path = write_urdf(ref, tmp_path, web_meshes=False)
     model = mujoco.MjModel.from_xml_path(path)
@@ -216,8 +216,8 @@ def test_pybullet(case, tmp_path, capfd):
         loaded = [s[4].decode() for s in shapes if s[2] == p.GEOM_MESH]
         assert len(loaded) == visual_meshes(ref.model) and all(map(os.path.isfile, loaded))
         # base_link, the root, has no <inertial> because KDL rejects a root inertia
-        # (see README); PyBullet says so once and ignores it for a fixed base. No other
-        # link lacks one.
+        # (doc/explanation/consumers.md); PyBullet says so once and ignores it for a fixed
+        # base. No other link lacks one.
         assert out.count('No inertial data for link') == 1, out
         assert out.count('base_link') == 1
         infos = [p.getJointInfo(body, j, physicsClientId=client)

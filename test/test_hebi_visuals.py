@@ -5,13 +5,13 @@ the 95th percentile of the distance from area-weighted samples of one model's vi
 surface to the other model's triangles, both ways, is at most 1 mm.
 
 Ours is posed by our URDF (whose joint origins equal hebi-py's frames, test_urdf.py) and
-HEBI's by its own joint origins: where the two place frames apart (HEBI's X-series output
-heights are rounded to 0.1 mm, a rigid body's rotation to 4 digits; README "HEBI's
-meshes"), the distance includes it. The gripper's parts are links moved by its finger
-joint in both (ours ``gripper_joint``, HEBI's ``input_l_finger``), set to the same random
-position in [0, 0.37 pi] in each configuration. Surfaces that only one
-model has count too: our spheres at the COM of HEBI's massive rigid bodies, HEBI's 1 mm
-cube at a Custom end effector.
+HEBI's by its own joint origins: where the two place frames apart (HEBI's X-series
+output heights are rounded to 0.1 mm, a rigid body's rotation to 4 digits;
+doc/explanation/meshes.md, "Compared with HEBI's own model"), the distance includes it.
+The gripper's parts are links moved by its finger joint in both (ours ``gripper_joint``,
+HEBI's ``input_l_finger``), set to the same random position in [0, 0.37 pi] in each
+configuration. Surfaces that only one model has count too: our spheres at the COM of
+HEBI's massive rigid bodies, HEBI's 1 mm cube at a Custom end effector.
 """
 import contextlib
 import io

@@ -227,13 +227,15 @@ def test_core_imports_without_ros():
     assert result.returncode == 0, result.stderr
 
 
-def test_readme_layout_lists_every_subpackage():
-    readme = open(os.path.join(REPO, 'README.md'), encoding='utf-8').read()
-    layout = readme[readme.index('## Layout'):]
+def test_architecture_page_lists_every_subpackage():
+    """doc/explanation/architecture.md's Layout names every subpackage and module."""
+    page = open(os.path.join(REPO, 'doc', 'explanation', 'architecture.md'),
+                encoding='utf-8').read()
+    layout = page[page.index('## Layout'):]
     for name in ('hrdf_ros/hrdf/', 'hrdf_ros/model.py', 'hrdf_ros/kinematics/',
                  'hrdf_ros/export/', 'hrdf_ros/ros/'):
         assert name in layout, name
     for relative, _ in MODULES:
         stem = os.path.basename(relative)
         if stem != '__init__.py':
-            assert stem[:-3] in layout, f'README Layout does not mention {relative}'
+            assert stem[:-3] in layout, f'architecture.md Layout does not mention {relative}'

@@ -4,6 +4,7 @@ test_ros_cli_*.py.)"""
 import ast
 import importlib.util
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -106,12 +107,49 @@ def test_pyyaml_is_a_runtime_dependency():
     assert 'PyYAML' in open(os.path.join(REPO, 'setup.py')).read()
 
 
-def test_readme_shows_the_commands_the_cli_tests_run():
-    """Every command line of test_ros_cli_*.py is in the README's ROS section."""
-    from cli_helpers import README_COMMANDS
-    readme = open(os.path.join(REPO, 'README.md')).read()
-    missing = [command for command in README_COMMANDS if command not in readme]
+#: the doc pages that show the ros2 commands the real-CLI tests run
+DOC_COMMAND_PAGES = ('doc/tutorials/ros.md', 'doc/howto/several_robots.md')
+
+
+def _shell_blocks(path):
+    """The lines of every ```bash block of a Markdown page."""
+    text = open(os.path.join(REPO, path), encoding='utf-8').read()
+    return [line for block in re.findall(r'^```bash\n(.*?)^```', text, re.M | re.S)
+            for line in block.splitlines()]
+
+
+def test_docs_show_the_commands_the_cli_tests_run():
+    """Every command line of test_ros_cli_*.py is shown, as the tests type it, in a bash
+    block of the ROS tutorial or of the how-to for several robots."""
+    from cli_helpers import DOC_COMMANDS
+    lines = [line for page in DOC_COMMAND_PAGES for line in _shell_blocks(page)]
+    missing = [command for command in DOC_COMMANDS
+               if not any(line == command or line.startswith(command + ' ')
+                          for line in lines)]
     assert not missing, '\n'.join(missing)
+
+
+def test_readme_links_point_at_files_that_exist():
+    """The README links into doc/ by relative paths (they work on GitHub): each names a
+    file of the repository, and the README links every tutorial, how-to and explanation
+    page."""
+    readme = open(os.path.join(REPO, 'README.md'), encoding='utf-8').read()
+    targets = {link.split('#')[0] for link in re.findall(r'\]\(([^):]+)\)', readme)}
+    assert targets, 'no relative links'
+    for target in targets:
+        assert os.path.exists(os.path.join(REPO, target)), target
+    for folder in ('tutorials', 'howto', 'explanation'):
+        pages = {f'doc/{folder}/{name}' for name in os.listdir(os.path.join(REPO, 'doc', folder))
+                 if name.endswith('.md') and name != 'index.md'}
+        assert pages <= targets, sorted(pages - targets)
+
+
+def test_readme_is_short_and_keeps_its_two_commands():
+    """About three screens, with `make demo` and `make test` (what .ci/run runs)."""
+    readme = open(os.path.join(REPO, 'README.md'), encoding='utf-8').read()
+    assert len(readme.splitlines()) <= 170
+    blocks = re.findall(r'^```bash\n(.*?)^```', readme, re.M | re.S)
+    assert 'make demo\n' in blocks and 'make test\n' in blocks
 
 
 def test_moveit_templates_ship_as_package_data():

@@ -1,4 +1,4 @@
-"""hrdf.launch.py through the real ``ros2`` command line, with the README's commands.
+"""hrdf.launch.py through the real ``ros2`` command line, with the commands of the docs.
 
 One ``ros2 launch hrdf_ros hrdf.launch.py hrdf_file:=A-2085-06.hrdf publish_frequency:=10``
 (in a directory holding the kit files, so names are relative) serves the tests up to the

@@ -1,4 +1,4 @@
-"""hrdf.launch.xml through the real ``ros2`` command line, with the README's commands.
+"""hrdf.launch.xml through the real ``ros2`` command line, with the commands of the docs.
 
 One ``ros2 launch hrdf_ros hrdf.launch.xml hrdf_file:=A-2085-06.hrdf publish_frequency:=0
 robot_name:=123`` serves the tests up to the SIGINT test: every value is typed in the XML

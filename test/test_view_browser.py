@@ -294,7 +294,7 @@ def test_share_button_is_hidden_and_the_server_listens_on_127_0_0_1(browser, vie
 
 
 def test_the_readme_picture_is_made_by_its_script(tmp_path):
-    """scripts/view_screenshot.py (docs/hrdf_view.png): the kit with HEBI's meshes, in
+    """scripts/view_screenshot.py (doc/images/hrdf_view.png): the kit with HEBI's meshes, in
     HEBI red, at a non-zero pose, as a small palette PNG."""
     import importlib.util
 

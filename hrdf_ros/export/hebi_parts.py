@@ -15,7 +15,7 @@ poses HEBI's kit URDFs, expanded by the real xacro, next to ours). Where HEBI's 
 HEBI's kinematics library (hebi-py 2.16.1) disagree, the frames are hebi-py's: a link's
 output cap is placed on the link's output frame as hebi-py computes it (HEBI's xacro
 twists a RightAngle-to-Inline link's output the other way), and actuators keep hebi-py's
-output heights. The list is in the README ("HEBI's meshes").
+output heights. The list is in doc/explanation/meshes.md.
 
 The parallel gripper (``X5Parallel``, ``R8Parallel``) is HEBI's assembly of 13 bodies
 (:data:`GRIPPER_BODIES`: hub, pinion, and per finger side ``l``/``r`` the finger, outer

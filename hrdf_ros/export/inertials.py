@@ -11,7 +11,7 @@ Why a fill. HEBI's library needs no mass on a body that carries no hardware: the
 side of the last actuator when the arm ends in a ``Custom`` end effector, HRDF
 ``<joint>`` elements, the frame at an end effector or a free output. Simulators and
 dynamics libraries reject or alter such bodies (measured with the versions in the
-README's "Works in" table):
+"Works in" table of doc/explanation/consumers.md):
 
 * SDFormat's URDF conversion (Gazebo) drops a link with mass <= 1e-6 kg and, silently,
   everything mounted after it;

@@ -221,9 +221,9 @@ def to_sdf(model: RobotModel, robot_name: str = 'hrdf_robot',
     """Generate an SDFormat document for ``model`` (1.9, or 1.11 with a parallel
     gripper's mimic joints; see the module docstring).
 
-    Args:
-        model, robot_name, joint_names, joint_prefix, tree, position_limits, hebi_meshes,
-        geometry, mesh_dir, meshes, gripper_joints: as :func:`hrdf_ros.export.urdf.to_urdf`.
+    The arguments (model, robot_name, joint_names, joint_prefix, tree, position_limits,
+    hebi_meshes, geometry, mesh_dir, meshes, gripper_joints) are as in
+    :func:`hrdf_ros.export.urdf.to_urdf`.
 
     Returns:
         The SDFormat document as a UTF-8 XML string. Every link has its inertial with

@@ -261,7 +261,7 @@ def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
     Raises:
         ValueError: on invalid or colliding names (see
             :func:`~hrdf_ros.export.frame_tree.build_frame_tree`), invalid limits, or
-            an unusable mesh option (:class:`~.mesh_sources.MeshSourceError`).
+            an unusable mesh option (:class:`~hrdf_ros.export.mesh_sources.MeshSourceError`).
     """
     return document(to_urdf_tree(model, robot_name, joint_names, joint_prefix, tree,
                                  position_limits, hebi_meshes, geometry, exact_masses,

@@ -13,9 +13,8 @@ strict mode.
 The policy: where hebi-py accepts a file that breaks the spec and reads it with a clear
 meaning, hrdf_ros reads it the same way and warns; where hebi-py's reading is a silent
 misread (a formula in a 1.0.0 file read as 0, ``"2,000"`` read as 2, a misspelled root
-read as an empty robot), hrdf_ros keeps the error. The README's "Leniency and strict
-mode" section is generated from these tables (:func:`markdown_table`; a test keeps them
-equal).
+read as an empty robot), hrdf_ros keeps the error. The documentation's warning code
+reference is rendered from these tables at build time (:func:`markdown_table`).
 """
 from __future__ import annotations
 
@@ -106,8 +105,9 @@ WARNING_CODES: Dict[str, WarningCode] = {**DEVIATIONS, **NOTES}
 
 
 def markdown_table() -> str:
-    """The README table of every warning code: code, rule, spec, hebi-py, hrdf_ros,
-    strict (``error`` or ``warning``), one row per code, deviations first."""
+    """The Markdown table of every warning code (the documentation's reference): code,
+    rule, spec, hebi-py, hrdf_ros, strict (``error`` or ``warning``), one row per code,
+    deviations first."""
     rows = ['| code | rule broken | spec | hebi-py 2.16.1 | hrdf_ros | `--strict` |',
             '|---|---|---|---|---|---|']
     for w in WARNING_CODES.values():

@@ -2,23 +2,14 @@
 
 Behaves like robot_state_publisher, but reads an HRDF file and computes every transform
 with hrdf_ros's own kinematics (:class:`hrdf_ros.Kinematics`). Parameters and topics
-that robot_state_publisher also has mean the same here (README.md compares the two).
+that robot_state_publisher also has mean the same here (doc/explanation/node.md
+compares the two).
 
-Parameters: :mod:`.parameters` documents each (read-only after start except
-``hrdf_file``, ``publish_frequency`` and ``ignore_timestamp``).
-
-Topics (QoS as robot_state_publisher, same ``qos_overrides.*`` parameters: :mod:`.qos`):
-    robot_description (std_msgs/String, latched): the URDF.
-    joint_states (sensor_msgs/JointState, subscribed): positions by joint name (rad, m).
-    /tf (tf2_msgs/TFMessage): moving joints, stamped with the joint_states stamp (or the
-        time of arrival, when that stamp is zero), at most ``publish_frequency``.
-    /tf_static (tf2_msgs/TFMessage, latched): fixed joints, once per model.
-
-Services (hrdf_ros_interfaces/srv, private namespace; each .srv documents its fields):
-~/get_model_status, ~/get_forward_kinematics (poses of frames by type, index or tag),
-~/get_jacobian (6 x dof, rows [vx vy vz wx wy wz], reference frame), ~/load_hrdf (a
-reload from a file or text), ~/validate_hrdf (as ``hrdf validate``; the model stays).
-Bad requests get ``success = False`` and a message, never an exception.
+Parameters: :data:`.parameters.PARAMETERS`; topics and their QoS (robot_state_publisher's,
+same ``qos_overrides.*`` parameters): :data:`.qos.TOPICS`; services
+(hrdf_ros_interfaces/srv, private namespace): :data:`.services.SERVICES`. The node is
+built from these tables, and the documentation's node reference renders them. Bad
+service requests get ``success = False`` and a message, never an exception.
 
 joint_states carry URDF joint values; the node multiplies them by the HRDF ``gear_ratio``
 (1 for actuators) to get HEBI positions. Service positions are HEBI positions. A parallel
@@ -41,7 +32,7 @@ from typing import List, Optional
 
 import numpy as np
 import rclpy
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import ClockChange, JumpThreshold
 from rclpy.duration import Duration
 from rclpy.experimental import EventsExecutor
@@ -53,18 +44,14 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModelStatus,
-                                     LoadHrdf, ValidateHrdf)
-
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
 from .model_services import load_result, model_status, validate
 from .moving_tf import MovingTransforms
-from .parameters import (StartupError, declare_parameters, publish_limits,
+from .parameters import (StartupError, declare, declare_parameters, publish_limits,
                          throttle_interval_ns)
-from .qos import (JOINT_STATES_OVERRIDES, JOINT_STATES_QOS, LATCHED_QOS, TF_OVERRIDES,
-                  TF_QOS, TF_STATIC_OVERRIDES)
-from .services import KinematicsQueries
+from .qos import JOINT_STATES, ROBOT_DESCRIPTION, TF, TF_STATIC
+from .services import SERVICES, KinematicsQueries
 from .tf_messages import TransformMessages
 
 WARN_PERIOD_S = 5.0
@@ -98,33 +85,29 @@ class HrdfStatePublisher(Node):
             robot = load_robot(self.naming, path=params.hrdf_file, strict=self.strict)
         except LoadError as exc:
             raise StartupError(str(exc)) from None
-        self.declare_parameter('robot_description', robot.urdf,
-                               ParameterDescriptor(description='URDF generated from the HRDF'))
+        declare(self, 'robot_description', robot.urdf)
         self._setting_description = False
         self._pending: Optional[LoadedRobot] = None
         self._rejected_load: Optional[LoadError] = None
         self._summary_reported = None
 
-        self._description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
-        self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS,
-                                             qos_overriding_options=TF_OVERRIDES)
+        self._description_pub = self.create_publisher(String, ROBOT_DESCRIPTION.name,
+                                                      ROBOT_DESCRIPTION.qos)
+        self._tf_pub = self.create_publisher(TFMessage, TF.name, TF.qos,
+                                             qos_overriding_options=TF.overrides)
         self._tf_static_pub = self.create_publisher(
-            TFMessage, '/tf_static', LATCHED_QOS, qos_overriding_options=TF_STATIC_OVERRIDES)
+            TFMessage, TF_STATIC.name, TF_STATIC.qos, qos_overriding_options=TF_STATIC.overrides)
         self._switch_to(robot)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._on_parameters_set)
-        self.create_subscription(JointState, 'joint_states', self._on_joint_states,
-                                 JOINT_STATES_QOS, qos_overriding_options=JOINT_STATES_OVERRIDES)
+        self.create_subscription(JointState, JOINT_STATES.name, self._on_joint_states,
+                                 JOINT_STATES.qos, qos_overriding_options=JOINT_STATES.overrides)
         # as robot_state_publisher: time going backwards (a bag replayed) resets stamps
         self._time_jump = self.get_clock().create_jump_callback(
             JumpThreshold(min_forward=None, min_backward=Duration(nanoseconds=-1)),
             post_callback=self._on_time_jump)
-        self.create_service(GetModelStatus, '~/get_model_status', self._on_model_status)
-        self.create_service(GetForwardKinematics, '~/get_forward_kinematics',
-                            self._on_forward_kinematics)
-        self.create_service(GetJacobian, '~/get_jacobian', self._on_jacobian)
-        self.create_service(LoadHrdf, '~/load_hrdf', self._on_load_hrdf)
-        self.create_service(ValidateHrdf, '~/validate_hrdf', self._on_validate_hrdf)
+        for service in SERVICES:
+            self.create_service(service.srv_type, service.name, getattr(self, service.handler))
         if params.republish_frequency > 0.0:
             self.create_timer(1.0 / params.republish_frequency, self._on_timer)
         self.create_timer(SUMMARY_PERIOD_S, self._log_rejected_summary)

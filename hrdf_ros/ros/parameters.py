@@ -1,54 +1,15 @@
-"""The node's parameters: declared on the node, checked, and gathered in one object.
+"""The node's parameters: one table, declared on the node from it, checked, gathered.
 
 In: an rclpy node (values from ``--ros-args -p``, a parameter file or a launch file).
 Out: :class:`NodeParameters`, or :class:`StartupError` naming the bad parameter.
 
-Parameters (read-only after start except ``hrdf_file``, ``publish_frequency`` and
-``ignore_timestamp``):
-    hrdf_file (string, required): path of the HRDF file. Setting it at run time reloads:
-        the new file is validated and prepared completely; on success
-        robot_description, /tf_static and the kinematics switch over together, on
-        failure the set is rejected with the errors and the running model is kept.
-    robot_name (string): URDF robot name; default: the file name without extension.
-    frame_prefix (string): prepended to every TF frame id (e.g. ``left/``); the URDF is
-        unchanged, as with robot_state_publisher.
-    publish_frequency (double, Hz, 0..1000, default 20.0), ignore_timestamp (bool, default
-        false): as robot_state_publisher (below): /tf at most once per
-        1000/publish_frequency ms of stamp time (0: every message; the others only update
-        the joint state); ignore_timestamp: every message, out-of-order stamps too.
-    republish_frequency (double, Hz, default 0): re-publish the latest moving transforms
-        stamped now (0: never; robot_state_publisher has no such timer).
-    joint_prefix (string, default ``J``): generated joint names are ``J1, J2, ...``.
-    joint_names (string array): explicit joint names, in HEBI joint order (default: an
-        element's HRDF ``tag``, else ``J1, J2, ...``).
-    position_limits_file (string): YAML ``{joint: [lower, upper]}`` (rad or m) written as
-        URDF position limits (those joints become ``revolute``), or
-        ``{joint: {lower, upper, velocity, effort}}`` (see :mod:`hrdf_ros.export.limits`).
-    mesh_dir (string, default ``''``): a folder with HEBI's mesh files, written as
-        ``file://`` URIs; empty: ``HRDF_ROS_MESH_DIR``, else hebi_description through the
-        ament index (``package://`` URIs), else the user cache of ``hrdf meshes fetch``,
-        else primitives (:mod:`hrdf_ros.export.mesh_sources`; the one used is logged).
-    meshes (string, ``auto``, ``package`` or ``primitives``; default ``auto``): ``auto``
-        is the rule above; ``package`` writes ``package://hebi_description`` URIs even
-        when it is not installed here; ``primitives`` writes no mesh files.
-    hebi_meshes (bool, default false): deprecated, ``true`` means ``meshes: package``.
-    exact_masses (bool, default false): write HEBI's masses only, without the physical
-        fill simulators need (:mod:`hrdf_ros.export.inertials`; the fill is logged).
-    ros2_control (string, ``''``, ``mock``, ``gazebo`` or ``hebi``; default ``''``): add
-        a ``<ros2_control>`` block for every movable joint to the URDF, with that
-        hardware (:mod:`hrdf_ros.export.ros2_control`); ``hebi`` also needs
-        hebi_config_pkg and hebi_config_file (HEBI's config_pkg, config_file).
-    missing_joints (string, ``last`` or ``zero``, default ``last``): the position of a
-        joint absent from a joint_states message (a gripper's finger joint always keeps
-        its last position).
-    gripper_joints (bool, default true): parallel grippers (X5Parallel, R8Parallel) get
-        their finger joint ``gripper_joint`` and mimic joints in the URDF and on /tf;
-        false: one rigid end effector, as HEBI's library models it
-        (:mod:`hrdf_ros.export.gripper`).
-    strict (bool, default false): spec deviations hebi-py accepts (a negative joint
-        axis, ...; :mod:`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in
-        ~/load_hrdf and ~/validate_hrdf; by default they are logged warnings.
-    robot_description (string, generated): the URDF; only the node sets it.
+:data:`PARAMETERS` is the one description of every parameter (name, default and so
+type, range or choices, whether it can be set at run time, meaning, what
+robot_state_publisher does): :func:`declare_parameters` declares each from it (default
+value and ``ParameterDescriptor``), and the documentation's node reference renders the
+same table. All are read-only once the node runs except ``hrdf_file`` (a reload),
+``publish_frequency`` and ``ignore_timestamp``; ``robot_description`` is the node's
+output. The ``qos_overrides.*`` parameters come from :mod:`.qos`.
 
 ``publish_frequency`` and ``ignore_timestamp`` mean what they mean in
 robot_state_publisher (Jazzy/Kilted, ``src/robot_state_publisher.cpp``): a message's /tf
@@ -59,34 +20,172 @@ both can be set at run time. :func:`throttle_interval_ns` is that rule.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Tuple
+from typing import Dict, Optional, Tuple
 
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
 from rclpy.node import Node
 
 from ..export.limits import read_limits
-from ..export.mesh_sources import MeshSourceError, mesh_source
-from ..export.ros2_control import Ros2ControlOptions
+from ..export.mesh_sources import MESH_MODES, MeshSourceError, mesh_source
+from ..export.ros2_control import HARDWARE_PLUGINS, Ros2ControlOptions
 from .joint_input import MISSING_JOINT_POLICIES
 from .loaded_robot import RobotOptions
 
-READ_ONLY = ParameterDescriptor(read_only=True)
 #: robot_state_publisher's bounds of publish_frequency (Hz); rclpy enforces them on set.
 MAX_PUBLISH_FREQUENCY = 1000.0
-PUBLISH_FREQUENCY = ParameterDescriptor(
-    description='maximum /tf rate in joint_states stamp time, as robot_state_publisher: a '
-                'message is published only if its stamp is >= 1000/publish_frequency ms '
-                '(whole ms) after the last published stamp; 0 = every message',
-    floating_point_range=[FloatingPointRange(from_value=0.0, to_value=MAX_PUBLISH_FREQUENCY)])
-IGNORE_TIMESTAMP = ParameterDescriptor(
-    description='as robot_state_publisher: publish every joint_states message, whatever '
-                'its stamp (no publish_frequency limit, out-of-order stamps accepted)')
-REPUBLISH_FREQUENCY = ParameterDescriptor(
-    description='Hz at which the latest moving transforms are published again, stamped '
-                'now; 0 = never (robot_state_publisher has no such timer)',
-    read_only=True,
-    floating_point_range=[FloatingPointRange(from_value=0.0, to_value=MAX_PUBLISH_FREQUENCY)])
+#: ``ParameterSpec.access`` values: fixed once the node runs; may be set at run time;
+#: written by the node itself (a set from outside is refused); read at start only (a
+#: later set is accepted and changes nothing: hrdf_ros_web_view's).
+ACCESS = ('read-only', 'settable', 'output', 'start')
+_TYPE_NAMES = {str: 'string', float: 'double', bool: 'bool', int: 'integer',
+               list: 'string[]'}
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """One parameter of a node (``hrdf_ros_node``, ``hrdf_ros_web_view``): how it is
+    declared and what it means.
+
+    Attributes:
+        name: the ROS parameter name.
+        default: the value it is declared with; its Python type is the parameter's type
+            (``str``, ``float``, ``int``, ``bool``; a list of ``str`` for a string
+            array).
+        description: what it does (the ``ParameterDescriptor`` description, and the
+            reference; inline Markdown).
+        access: one of :data:`ACCESS`.
+        value_range: ``(lower, upper)`` of a double, enforced by rclpy at start and on
+            set (``FloatingPointRange``), or None.
+        choices: the accepted strings (checked at start), or empty for any.
+        shown_default: the default as the reference shows it when ``default`` is only a
+            placeholder (an empty string array is declared as ``['']``), else empty.
+        robot_state_publisher: what robot_state_publisher has instead, or empty for
+            nothing (inline Markdown).
+    """
+
+    name: str
+    default: object
+    description: str
+    access: str = 'read-only'
+    value_range: Optional[Tuple[float, float]] = None
+    choices: Tuple[str, ...] = ()
+    shown_default: str = ''
+    robot_state_publisher: str = ''
+
+    @property
+    def type_name(self) -> str:
+        """The ROS parameter type: ``string``, ``double``, ``integer``, ``bool`` or
+        ``string[]``."""
+        return _TYPE_NAMES[type(self.default)]
+
+    def descriptor(self) -> ParameterDescriptor:
+        """The ``ParameterDescriptor`` the node declares this parameter with."""
+        descriptor = ParameterDescriptor(description=self.description,
+                                         read_only=self.access == 'read-only')
+        if self.value_range is not None:
+            lower, upper = self.value_range
+            descriptor.floating_point_range = [FloatingPointRange(from_value=lower,
+                                                                  to_value=upper)]
+        if self.choices:
+            descriptor.additional_constraints = 'one of: ' + ', '.join(
+                repr(c) for c in self.choices)
+        return descriptor
+
+
+_RATE = (0.0, MAX_PUBLISH_FREQUENCY)
+#: Every parameter of ``hrdf_ros_node``, in the order the reference lists them.
+PARAMETERS: Tuple[ParameterSpec, ...] = (
+    ParameterSpec(
+        'hrdf_file', '', 'HRDF file (required). Setting it at run time reloads the robot; '
+        'a file that does not load is refused with its errors and the running model '
+        'stays.', 'settable',
+        shown_default='required'),
+    ParameterSpec(
+        'robot_description', '', 'The URDF generated from the HRDF; only the node sets it '
+        '(set `hrdf_file` to change the robot).', 'output', shown_default='generated',
+        robot_state_publisher='the URDF, an input; settable at run time'),
+    ParameterSpec(
+        'robot_name', '', 'URDF `<robot name>`; empty: the HRDF file name without '
+        'extension.', robot_state_publisher='(from the URDF)'),
+    ParameterSpec(
+        'publish_frequency', 20.0, 'Hz. A joint_states message\'s transforms are '
+        'published only if its header stamp is at least `1000 / publish_frequency` ms '
+        '(whole ms) after the stamp last published; the others still update the joint '
+        'state (services, `republish_frequency`). `0`: every message.', 'settable',
+        value_range=_RATE, robot_state_publisher='same; no timer, nothing re-published '
+        'without a new message; `0` is accepted but undefined (1000/0 cast to an integer)'),
+    ParameterSpec(
+        'ignore_timestamp', False, 'Publish every joint_states message, whatever its stamp '
+        '(no `publish_frequency` limit, older stamps accepted). When false, a stamp older '
+        'than the newest accepted one is dropped whole as out of order.', 'settable',
+        robot_state_publisher='same: every message published; when false, an older stamp '
+        'is never published either (it fails the rate test)'),
+    ParameterSpec(
+        'frame_prefix', '', 'Prepended to every TF frame id (e.g. `left/`); the URDF is '
+        'unchanged.', robot_state_publisher='same; settable at run time'),
+    ParameterSpec(
+        'republish_frequency', 0.0, 'Hz at which the latest moving transforms are '
+        'published again, stamped now; `0`: never.', value_range=_RATE),
+    ParameterSpec(
+        'joint_prefix', 'J', 'Prefix of the generated joint names (`J1, J2, ...` with '
+        'the default).'),
+    ParameterSpec(
+        'joint_names', [''], 'Explicit joint names, in HEBI joint order (default: an '
+        'element\'s HRDF `tag`, else `J1, J2, ...`).', shown_default='empty'),
+    ParameterSpec(
+        'missing_joints', 'last', 'Position of a joint absent from a joint_states message: '
+        'its last value or zero (a gripper\'s finger joint always keeps its last '
+        'position).', choices=MISSING_JOINT_POLICIES,
+        robot_state_publisher='absent joints get no transform'),
+    ParameterSpec(
+        'position_limits_file', '', 'Joint limits YAML: `{joint: [lower, upper]}` (rad or '
+        'm), written as URDF position limits (those joints become `revolute`), or '
+        '`{joint: {lower, upper, velocity, effort}}` (`hrdf_ros.export.limits`).'),
+    ParameterSpec(
+        'mesh_dir', '', 'A folder with HEBI\'s mesh files, written as `file://` URIs; '
+        'empty: `HRDF_ROS_MESH_DIR`, else hebi_description through the ament index '
+        '(`package://` URIs), else the user cache of `hrdf meshes fetch`, else '
+        'primitives (`hrdf_ros.export.mesh_sources`); the source used is logged.'),
+    ParameterSpec(
+        'meshes', 'auto', '`auto`: the rule of `mesh_dir`; `package`: '
+        '`package://hebi_description` URIs even when it is not installed here; '
+        '`primitives`: no mesh files.', choices=MESH_MODES),
+    ParameterSpec(
+        'hebi_meshes', False, 'Deprecated: `true` means `meshes: package`.'),
+    ParameterSpec(
+        'exact_masses', False, 'URDF with HEBI\'s masses only, without the physical fill '
+        'simulators need (`hrdf_ros.export.inertials`; the fill is logged).'),
+    ParameterSpec(
+        'ros2_control', '', 'Add a `<ros2_control>` block for every movable joint to the '
+        'URDF, with that hardware (`hrdf_ros.export.ros2_control`); empty: none. `hebi` '
+        'also needs `hebi_config_pkg` and `hebi_config_file`.',
+        choices=('',) + tuple(HARDWARE_PLUGINS)),
+    ParameterSpec(
+        'hebi_config_pkg', '', 'With `ros2_control: hebi`: the package of HEBI\'s robot '
+        'config (hebi_hardware `config_pkg`).'),
+    ParameterSpec(
+        'hebi_config_file', '', 'With `ros2_control: hebi`: the config file in that '
+        'package\'s share folder (hebi_hardware `config_file`).'),
+    ParameterSpec(
+        'gripper_joints', True, 'An X5Parallel/R8Parallel gripper gets its finger joint '
+        '`gripper_joint` and mimic joints (URDF and /tf); false: one rigid end effector, '
+        'as HEBI\'s library models it (`hrdf_ros.export.gripper`).'),
+    ParameterSpec(
+        'strict', False, 'Spec deviations hebi-py accepts (a negative joint axis, ...; '
+        '`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in `~/load_hrdf` and '
+        '`~/validate_hrdf`; by default they are logged warnings.'),
+)
+#: name -> :class:`ParameterSpec`
+PARAMETER_SPECS: Dict[str, ParameterSpec] = {p.name: p for p in PARAMETERS}
+
+
+def declare(node: Node, name: str, value: object = None):
+    """Declare parameter ``name`` of :data:`PARAMETERS` on ``node``, with its default
+    (or ``value``, e.g. the generated URDF) and descriptor; returns its value."""
+    spec = PARAMETER_SPECS[name]
+    return node.declare_parameter(name, spec.default if value is None else value,
+                                  spec.descriptor()).value
 
 
 def throttle_interval_ns(publish_frequency: float, ignore_timestamp: bool) -> int:
@@ -142,9 +241,9 @@ def publish_limits(node: Node) -> Tuple[bool, int]:
 def _ros2_control(node: Node):
     """``ros2_control`` ('' none, mock, gazebo, hebi) with ``hebi_config_pkg`` and
     ``hebi_config_file`` as :class:`Ros2ControlOptions`, or ``None``."""
-    hardware = node.declare_parameter('ros2_control', '', READ_ONLY).value
-    package = node.declare_parameter('hebi_config_pkg', '', READ_ONLY).value
-    config = node.declare_parameter('hebi_config_file', '', READ_ONLY).value
+    hardware = declare(node, 'ros2_control')
+    package = declare(node, 'hebi_config_pkg')
+    config = declare(node, 'hebi_config_file')
     if not hardware:
         return None
     options = Ros2ControlOptions(hardware, package, config)
@@ -176,22 +275,18 @@ def declare_parameters(node: Node) -> NodeParameters:
 
 
 def _declare(node: Node) -> NodeParameters:
-    path = node.declare_parameter('hrdf_file', '').value
-    frequency = float(node.declare_parameter('publish_frequency', 20.0,
-                                             PUBLISH_FREQUENCY).value)
-    republish = float(node.declare_parameter('republish_frequency', 0.0,
-                                             REPUBLISH_FREQUENCY).value)
-    names = node.declare_parameter(
-        'joint_names', [''], ParameterDescriptor(description='joint names, HEBI order',
-                                                 read_only=True)).value
-    limits_file = node.declare_parameter('position_limits_file', '', READ_ONLY).value
+    path = declare(node, 'hrdf_file')
+    frequency = float(declare(node, 'publish_frequency'))
+    republish = float(declare(node, 'republish_frequency'))
+    names = declare(node, 'joint_names')
+    limits_file = declare(node, 'position_limits_file')
     try:
         limits = read_limits(limits_file) if limits_file else {}
     except (OSError, ValueError) as exc:
         raise StartupError(f'position_limits_file: {exc}') from None
-    mesh_dir = node.declare_parameter('mesh_dir', '', READ_ONLY).value
-    meshes = node.declare_parameter('meshes', 'auto', READ_ONLY).value
-    if node.declare_parameter('hebi_meshes', False, READ_ONLY).value:
+    mesh_dir = declare(node, 'mesh_dir')
+    meshes = declare(node, 'meshes')
+    if declare(node, 'hebi_meshes'):
         node.get_logger().warning('parameter hebi_meshes is deprecated: it means '
                                   'meshes: package')
         meshes = 'package'
@@ -200,19 +295,18 @@ def _declare(node: Node) -> NodeParameters:
     except MeshSourceError as exc:
         raise StartupError(str(exc)) from None
     naming = RobotOptions(
-        robot_name=node.declare_parameter('robot_name', '', READ_ONLY).value,
-        frame_prefix=node.declare_parameter('frame_prefix', '', READ_ONLY).value,
-        joint_prefix=node.declare_parameter('joint_prefix', 'J', READ_ONLY).value,
+        robot_name=declare(node, 'robot_name'),
+        frame_prefix=declare(node, 'frame_prefix'),
+        joint_prefix=declare(node, 'joint_prefix'),
         joint_names=tuple(n for n in (names or []) if n),
         position_limits=limits,
         mesh_dir=mesh_dir, meshes=meshes,
-        exact_masses=bool(node.declare_parameter('exact_masses', False, READ_ONLY).value),
+        exact_masses=bool(declare(node, 'exact_masses')),
         ros2_control=_ros2_control(node),
-        gripper_joints=bool(node.declare_parameter('gripper_joints', True, READ_ONLY).value))
-    missing_joints = node.declare_parameter('missing_joints', 'last', READ_ONLY).value
-    ignore_timestamp = bool(node.declare_parameter('ignore_timestamp', False,
-                                                   IGNORE_TIMESTAMP).value)
-    strict = bool(node.declare_parameter('strict', False, READ_ONLY).value)
+        gripper_joints=bool(declare(node, 'gripper_joints')))
+    missing_joints = declare(node, 'missing_joints')
+    ignore_timestamp = bool(declare(node, 'ignore_timestamp'))
+    strict = bool(declare(node, 'strict'))
     if not path:
         raise StartupError('parameter "hrdf_file" is required '
                            '(--ros-args -p hrdf_file:=/path/to/robot.hrdf)')

@@ -5,16 +5,59 @@ positions, a non-finite position, an unknown frame type, tag or index, or a requ
 for the latest joint_states before any arrived give ``success = False`` and a message
 saying what was wrong. Poses and Jacobians are in the robot's reference frame (the
 prefixed base link), as :class:`hrdf_ros.Kinematics` computes them.
+
+:data:`SERVICES` is the node's services: the node creates them from it, and the
+documentation's node reference renders it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
 
+from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModelStatus,
+                                     LoadHrdf, ValidateHrdf)
+
 from ..kinematics import FRAME_TYPES, Kinematics
 from ..kinematics.rotations import rotation_to_quaternion
+
+
+@dataclass(frozen=True)
+class Service:
+    """One service of ``hrdf_ros_node``.
+
+    Attributes:
+        name: service name, in the node's private namespace (``~/``).
+        srv_type: the generated service class (hrdf_ros_interfaces/srv).
+        handler: name of the node's method that answers it.
+        description: what it does (inline Markdown).
+    """
+
+    name: str
+    srv_type: type
+    handler: str
+    description: str
+
+
+#: Every service of ``hrdf_ros_node`` (besides rclpy's parameter services).
+SERVICES = (
+    Service('~/get_model_status', GetModelStatus, '_on_model_status',
+            'File, robot name, HRDF version, DoF, joint names, frame counts, total mass, '
+            'warnings.'),
+    Service('~/get_forward_kinematics', GetForwardKinematics, '_on_forward_kinematics',
+            '`geometry_msgs/PoseStamped` of one frame, or of all frames of a type '
+            '(`frame_index: -1`).'),
+    Service('~/get_jacobian', GetJacobian, '_on_jacobian',
+            '6 x dof geometric Jacobian of one frame, row major, rows `vx vy vz wx wy wz`, '
+            'in the reference frame.'),
+    Service('~/load_hrdf', LoadHrdf, '_on_load_hrdf',
+            'Replace the model with an HRDF file or HRDF text (a reload).'),
+    Service('~/validate_hrdf', ValidateHrdf, '_on_validate_hrdf',
+            'Every located error and warning of an HRDF file or text, as `hrdf validate` '
+            '(`strict: true` as `--strict`); the running model is untouched.'),
+)
 
 
 class QueryError(Exception):

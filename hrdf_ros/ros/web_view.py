@@ -7,16 +7,8 @@ page also has one slider per movable URDF joint and publishes ``joint_states`` f
 them, as joint_state_publisher_gui does (for ``view.launch.py`` where that package is
 not installed).
 
-Parameters (read at start):
-    frame_prefix (string, ''): as robot_state_publisher's: URDF link L is TF frame
-        ``frame_prefix + L``.
-    fixed_frame (string, ''): the frame the scene is drawn in (RViz's fixed frame);
-        empty: ``frame_prefix`` + the URDF's root link.
-    host (string, '127.0.0.1'), port (int, 8080): where the page is served (port 0: any
-        free port; a taken port: the next free one); the URL is logged and printed first
-        on stdout.
-    gui (bool, false): sliders publishing ``joint_states``.
-    rate (double, 10.0): as joint_state_publisher's: Hz of those ``joint_states``.
+Parameters (read at start): :data:`WEB_VIEW_PARAMETERS`, from which the node declares
+them and which the documentation's node reference renders.
 
 Topics (relative names follow the node's namespace, as RViz's and
 robot_state_publisher's): robot_description (std_msgs/String, transient local,
@@ -40,7 +32,6 @@ from typing import Dict, List, Optional
 
 import numpy as np
 import rclpy
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -50,6 +41,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from ..kinematics.rotations import rotation_to_quaternion, rotation_to_rpy
+from .parameters import ParameterSpec
 from .qos import LATCHED_QOS
 from .tf_buffer import TfBuffer
 
@@ -60,6 +52,21 @@ TF_STATIC_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                            durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: Hz at which the drawn poses follow TF.
 REDRAW_HZ = 30.0
+#: Every parameter of ``hrdf_ros_web_view``, in the order the reference lists them.
+WEB_VIEW_PARAMETERS = (
+    ParameterSpec('frame_prefix', '', "As robot_state_publisher's: URDF link `L` is TF "
+                  'frame `frame_prefix + L`.', 'start'),
+    ParameterSpec('fixed_frame', '', "The frame the scene is drawn in (RViz's fixed frame); "
+                  "empty: `frame_prefix` + the URDF's root link.", 'start'),
+    ParameterSpec('host', '127.0.0.1', 'Address the page is served on (`127.0.0.1`: this '
+                  'machine only).', 'start'),
+    ParameterSpec('port', 8080, 'Port of the page (`0`: any free port; a taken port: the '
+                  'next free one); the URL is logged and printed first on stdout.', 'start'),
+    ParameterSpec('gui', False, 'Sliders publishing `joint_states`.', 'start'),
+    ParameterSpec('rate', 10.0, "As joint_state_publisher's: Hz of those `joint_states`.",
+                  'start'),
+)
+_WEB_VIEW_SPECS = {spec.name: spec for spec in WEB_VIEW_PARAMETERS}
 
 
 class WebView(Node):
@@ -74,20 +81,16 @@ class WebView(Node):
         from ..view.joint_sliders import JointSliders
         from ..view.server import page_url, start_server
         self._JointSliders = JointSliders
-        def parameter(name, default, description):
-            return self.declare_parameter(
-                name, default, ParameterDescriptor(description=description)).value
+        def parameter(name):
+            spec = _WEB_VIEW_SPECS[name]
+            return self.declare_parameter(name, spec.default, spec.descriptor()).value
 
-        self.frame_prefix = parameter('frame_prefix', '', 'as robot_state_publisher: TF '
-                                      'frame = prefix + URDF link')
-        self.fixed_frame_parameter = parameter(
-            'fixed_frame', '', 'frame the scene is drawn in (default: prefix + root link)')
-        host = parameter('host', '127.0.0.1', 'address of the page (127.0.0.1: this '
-                                              'machine only)')
-        port = parameter('port', 8080, 'port of the page (0: any free one)')
-        self.gui = parameter('gui', False, 'sliders that publish joint_states')
-        rate = parameter('rate', 10.0, "as joint_state_publisher: Hz of the sliders' "
-                                       'joint_states')
+        self.frame_prefix = parameter('frame_prefix')
+        self.fixed_frame_parameter = parameter('fixed_frame')
+        host = parameter('host')
+        port = parameter('port')
+        self.gui = parameter('gui')
+        rate = parameter('rate')
         self._lock = threading.RLock()
         self.server = start_server(host, port, label=f'ROS: {self.get_fully_qualified_name()}')
         self.url = page_url(self.server)

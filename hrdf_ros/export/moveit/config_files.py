@@ -84,8 +84,9 @@ def joint_limits_yaml(limits: Mapping[str, JointLimits]) -> str:
         joints[name] = entry
     return _yaml(
         'Joint limits for MoveIt (hrdf_ros): velocity and effort are the modules\' rated\n'
-        'values (HRDF <joint>s: defaults), acceleration = velocity / 0.5 s; see the\n'
-        'hrdf_ros README. Units: rad, rad/s, rad/s^2, N m (m, m/s, m/s^2, N if prismatic).\n'
+        'values (HRDF <joint>s: defaults), acceleration = velocity / 0.5 s; see\n'
+        'hrdf_ros\'s doc/explanation/moveit_package.md. Units: rad, rad/s, rad/s^2, N m\n'
+        '(m, m/s, m/s^2, N if prismatic).\n'
         'Scale them per request with the scaling factors below.', {
             'default_velocity_scaling_factor': DEFAULT_SCALING,
             'default_acceleration_scaling_factor': DEFAULT_SCALING,

@@ -14,9 +14,10 @@ Sources of the values:
   acceleration limits at infinity) nor HEBI's MoveIt configs give one, and MoveIt 2
   needs one (time parameterization and Pilz reject a joint without it). hrdf_ros uses
   rated speed / :data:`ACCELERATION_TIME`: the joint may reach its rated speed in
-  0.5 s (X5-1 18.8 rad/s^2, X8-16 4.2 rad/s^2; the README lists every type). This is
-  conservative for HEBI's torques (an X8-16's 44 N m accelerates a 0.5 kg m^2 arm at
-  88 rad/s^2) and close to the 5-10 rad/s^2 other vendors ship for MoveIt.
+  0.5 s (X5-1 18.8 rad/s^2, X8-16 4.2 rad/s^2; doc/explanation/moveit_package.md
+  lists every type). This is conservative for HEBI's torques (an X8-16's 44 N m
+  accelerates a 0.5 kg m^2 arm at 88 rad/s^2) and close to the 5-10 rad/s^2 other
+  vendors ship for MoveIt.
 * **HRDF ``<joint>`` elements** carry no rated values: velocity
   :data:`~hrdf_ros.export.limits.DEFAULT_JOINT_VELOCITY`, effort
   :data:`~hrdf_ros.export.limits.DEFAULT_JOINT_EFFORT` (the URDF's), acceleration by the

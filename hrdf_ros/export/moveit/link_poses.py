@@ -10,7 +10,7 @@ an element's link is its *input* frame, a link at an output with nothing mounted
 *output* frame, a parallel gripper's part link is its gripper's input frame times the
 part's pose (:mod:`hrdf_ros.kinematics.gripper`) for its finger joint's value. URDF joint
 values are joint motions; the HEBI position of an HRDF ``<joint gear_ratio="g">`` is g
-times its URDF value (README, Conventions). Mimic joints have no column: MoveIt plans
+times its URDF value (doc/explanation/conventions.md). Mimic joints have no column: MoveIt plans
 for the finger joint, the others follow it.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ Assistant (Jazzy/Kilted) lays one out.
 
 In: a :class:`~hrdf_ros.model.RobotModel` and options. Out: :class:`MoveItPackage`, the
 files by path relative to the package directory (and :func:`write_moveit_package` writes
-them). The file list and what each holds are in the README ("RViz and MoveIt 2"); XML and
+them). The file list and what each holds are in doc/explanation/moveit_package.md; XML and
 Python files come from the Jinja2 templates in ``templates/``, YAML from
 :mod:`.config_files`, the SRDF from :mod:`.srdf`, the ros2_control macro from
 :mod:`hrdf_ros.export.ros2_control`.

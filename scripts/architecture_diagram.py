@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The layer diagram of the documentation (doc/images/architecture.png).
+
+Usage (from the repository root; matplotlib comes with `make test`'s environment, which
+Drake requires, or `pip install matplotlib`):
+    .venv/bin/python scripts/architecture_diagram.py          # doc/images/architecture.png
+    .venv/bin/python scripts/architecture_diagram.py -o out.png
+
+The package's layers, lowest first, as test/test_layers.py enforces them (a layer imports
+only the layers below it; test_docs.py checks LAYERS is that test's list): what each
+does, and the packages from outside the standard library its modules import, read from
+the source (doc/explanation/architecture.md).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: (layer as test_layers.py names it, where it is, what it does)
+LAYERS = [
+    ('model', 'model.py', 'RobotModel, Element: the resolved robot\nas plain data'),
+    ('hrdf', 'hrdf/', 'HRDF file in, RobotModel out: grammar,\nincludes, versions, '
+     'diagnostics, leniency'),
+    ('kinematics', 'kinematics/', 'frames, Jacobians, masses, gravity\ntorques: one '
+     'configuration or batches'),
+    ('export', 'export/', 'URDF, xacro, SDFormat, ros2_control,\nMoveIt package, meshes, '
+     'physical fill'),
+    ('view', 'view/', 'the robot in the browser: sliders,\nframes, live reload'),
+    ('ros', 'ros/', 'hrdf_ros_node (robot_description, TF,\nservices), hrdf_ros_web_view'),
+    ('top', 'cli/ demo.py ...', 'the hrdf command line, the demo,\nthe console programs'),
+]
+#: ROS 2 interface packages, shown as one name
+ROS_MESSAGES = {'std_msgs', 'sensor_msgs', 'geometry_msgs', 'tf2_msgs', 'rcl_interfaces',
+                'builtin_interfaces', 'hrdf_ros_interfaces'}
+
+
+def outside_imports() -> dict:
+    """Layer -> sorted top-level packages outside the standard library and hrdf_ros that
+    its modules import (anywhere in a module, also inside functions)."""
+    found = {name: set() for name, _, _ in LAYERS}
+    package = os.path.join(REPO, 'hrdf_ros')
+    for folder, _, files in os.walk(package):
+        for file in files:
+            if not file.endswith('.py'):
+                continue
+            relative = os.path.relpath(os.path.join(folder, file), package)
+            first = relative.split(os.sep)[0]
+            layer = 'model' if first == 'model.py' else (
+                first if first in found else 'top')
+            tree = ast.parse(open(os.path.join(folder, file), encoding='utf-8').read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                for name in names:
+                    top = name.split('.')[0]
+                    if top in sys.stdlib_module_names or top in ('hrdf_ros', '__future__'):
+                        continue
+                    found[layer].add('ROS messages' if top in ROS_MESSAGES else top)
+    return {layer: sorted(names, key=str.lower) for layer, names in found.items()}
+COLOURS = ['#f1efe9', '#fde4e1', '#fbd3cd', '#f6bdb4', '#e9e4f3', '#dbe8f4', '#e3efdf']
+
+
+def draw(out: str) -> None:
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    imports = outside_imports()
+    fig, ax = plt.subplots(figsize=(9.0, 6.2), dpi=110)
+    height, gap = 0.105, 0.025
+    for level, ((name, folder, what), colour) in enumerate(zip(LAYERS, COLOURS)):
+        outside = imports[name]
+        y = 0.05 + level * (height + gap)
+        ax.add_patch(FancyBboxPatch((0.03, y), 0.94, height, boxstyle='round,pad=0.004',
+                                    fc=colour, ec='#8a8a8a', lw=0.8))
+        ax.text(0.05, y + height / 2, folder, fontsize=10.5, fontweight='bold',
+                va='center', family='monospace')
+        ax.text(0.25, y + height / 2, what, fontsize=9, va='center')
+        if outside:
+            half = (len(outside) + 1) // 2
+            ax.text(0.95, y + height / 2, ', '.join(outside[:half]) + ',\n'
+                    + ', '.join(outside[half:]) if len(outside) > 2 else ', '.join(outside),
+                    fontsize=8.5, va='center', ha='right', color='#444444', style='italic')
+        if level:
+            ax.add_patch(FancyArrowPatch((0.2, y), (0.2, y - gap), arrowstyle='-|>',
+                                         mutation_scale=9, color='#555555', lw=0.9))
+    top = 0.05 + len(LAYERS) * (height + gap)
+    ax.text(0.03, top, 'Each layer imports only the layers below it (test/test_layers.py).',
+            fontsize=8.5, color='#333333')
+    ax.text(0.95, top, 'packages from outside it imports', fontsize=8.5, ha='right',
+            color='#444444', style='italic')
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, top + 0.05)
+    ax.set_axis_off()
+    fig.subplots_adjust(left=0, right=1, top=1, bottom=0)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('-o', '--output',
+                        default=os.path.join(REPO, 'doc', 'images', 'architecture.png'))
+    args = parser.parse_args(argv)
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    draw(args.output)
+    print(args.output)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""The examples of the README and the documentation run as written.
+
+The ros2 command lines of the docs are run by the real-CLI tests (test_ros_cli_*.py;
+test_package.py checks the docs show each one). Here: the Python examples of the README
+and of the tutorials, and the `hrdf` commands they start from, each run in a folder
+holding what they name (the bundled arm under ``config/``).
+"""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+
+
+def _blocks(path, language):
+    """The ```<language> blocks of a Markdown file of the repository."""
+    text = open(os.path.join(REPO, path), encoding='utf-8').read()
+    return re.findall(rf'^```{language}\n(.*?)^```', text, re.M | re.S)
+
+
+def _run_python(code, cwd):
+    result = subprocess.run([sys.executable, '-c', code], cwd=cwd, capture_output=True,
+                            text=True, timeout=300,
+                            env=dict(os.environ, PYTHONPATH=REPO + os.pathsep
+                                     + os.environ.get('PYTHONPATH', '')))
+    assert result.returncode == 0, result.stderr
+
+
+def _run_hrdf(line, cwd):
+    """One ``hrdf ...`` line of a bash block (its comment dropped), as ``python -m``."""
+    words = shlex.split(line, comments=True)
+    assert words[0] == 'hrdf', line
+    result = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', *words[1:]], cwd=cwd,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    """A folder with config/x_series_arm_6dof.hrdf, as in the repository."""
+    os.mkdir(tmp_path / 'config')
+    shutil.copy(os.path.join(REPO, 'config', 'x_series_arm_6dof.hrdf'), tmp_path / 'config')
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize('page', ['README.md', 'doc/tutorials/view_robot.md'])
+def test_python_examples_run(page, workdir):
+    [code] = _blocks(page, 'python')
+    _run_python(code, workdir)
+
+
+def test_simulators_tutorial_runs(workdir):
+    """doc/tutorials/simulators.md: export the arm, then load it in Drake, MuJoCo,
+    PyBullet and Pinocchio as the page shows (make test installs all four)."""
+    for module in ('pydrake', 'mujoco', 'pybullet', 'pinocchio'):
+        pytest.importorskip(module)
+    page = 'doc/tutorials/simulators.md'
+    [export] = [b for b in _blocks(page, 'bash') if b.startswith('hrdf urdf')]
+    for line in export.splitlines():
+        _run_hrdf(line, workdir)
+    assert os.path.isfile(os.path.join(workdir, 'arm.urdf'))
+    assert os.path.isfile(os.path.join(workdir, 'arm.sdf'))
+    for code in _blocks(page, 'python'):
+        _run_python(code, workdir)
+
+
+# -- pictures ------------------------------------------------------------------------------
+#: every picture of doc/images and the script that makes it
+PICTURES = {'hrdf_view.png': 'view_screenshot.py', 'frames.png': 'frame_diagram.py',
+            'architecture.png': 'architecture_diagram.py'}
+
+
+def _script(name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name[:-3], os.path.join(REPO, 'scripts', name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_picture_is_made_by_a_script_and_shown():
+    """doc/images holds exactly the pictures a script makes (its default output), and
+    the README or a doc page shows each one; every picture a page shows exists."""
+    images = os.path.join(REPO, 'doc', 'images')
+    assert set(os.listdir(images)) == set(PICTURES)
+    for picture, script in PICTURES.items():
+        source = open(os.path.join(REPO, 'scripts', script), encoding='utf-8').read()
+        assert f"'doc', 'images', '{picture}'" in source, script
+    pages = ['README.md'] + [os.path.relpath(os.path.join(folder, name), REPO)
+                             for folder, _, names in os.walk(os.path.join(REPO, 'doc'))
+                             for name in names if name.endswith('.md')]
+    shown = set()
+    for page in pages:
+        text = open(os.path.join(REPO, page), encoding='utf-8').read()
+        for target in re.findall(r'(?:\]\(|```\{figure\} )([^)\s]+\.png)', text):
+            path = os.path.normpath(os.path.join(REPO, os.path.dirname(page), target))
+            assert os.path.isfile(path), f'{page}: {target}'
+            shown.add(os.path.basename(path))
+    assert shown == set(PICTURES)
+
+
+@pytest.mark.parametrize('script', ['frame_diagram.py', 'architecture_diagram.py'])
+def test_diagram_scripts_draw(script, tmp_path):
+    pytest.importorskip('matplotlib')      # in make test's environment: Drake requires it
+    out = str(tmp_path / 'picture.png')
+    assert _script(script).main(['-o', out]) == 0
+    assert open(out, 'rb').read(8) == b'\x89PNG\r\n\x1a\n'
+
+
+def test_architecture_diagram_has_the_layers_of_test_layers():
+    from test_layers import LAYERS
+    assert [name for name, _, _ in _script('architecture_diagram.py').LAYERS] == LAYERS
