@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The layer diagram of the documentation (doc/images/architecture.png).
 
-Usage (from the repository root; matplotlib comes with `make test`'s environment, which
-Drake requires, or `pip install matplotlib`):
+Usage (from the repository root; matplotlib comes with `make docs-env`, from
+scripts/requirements-docs.txt):
     .venv/bin/python scripts/architecture_diagram.py          # doc/images/architecture.png
     .venv/bin/python scripts/architecture_diagram.py -o out.png
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The frame diagram of the documentation (doc/images/frames.png).
 
-Usage (from the repository root; matplotlib comes with `make test`'s environment, which
-Drake requires, or `pip install matplotlib`):
+Usage (from the repository root; matplotlib comes with `make docs-env`, from
+scripts/requirements-docs.txt):
     .venv/bin/python scripts/frame_diagram.py                 # writes doc/images/frames.png
     .venv/bin/python scripts/frame_diagram.py -o out.png
 

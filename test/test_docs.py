@@ -106,7 +106,7 @@ def test_every_picture_is_made_by_a_script_and_shown():
 
 @pytest.mark.parametrize('script', ['frame_diagram.py', 'architecture_diagram.py'])
 def test_diagram_scripts_draw(script, tmp_path):
-    pytest.importorskip('matplotlib')      # in make test's environment: Drake requires it
+    pytest.importorskip('matplotlib')      # make test installs it (scripts/requirements-docs.txt)
     out = str(tmp_path / 'picture.png')
     assert _script(script).main(['-o', out]) == 0
     assert open(out, 'rb').read(8) == b'\x89PNG\r\n\x1a\n'
