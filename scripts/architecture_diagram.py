@@ -13,12 +13,13 @@ the source (doc/explanation/architecture.md).
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import os
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, 'scripts'))
+from doc_picture import picture_main  # noqa: E402  (scripts/doc_picture.py)
 
 #: (layer as test_layers.py names it, where it is, what it does)
 LAYERS = [
@@ -107,14 +108,7 @@ def draw(out: str) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('-o', '--output',
-                        default=os.path.join(REPO, 'doc', 'images', 'architecture.png'))
-    args = parser.parse_args(argv)
-    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    draw(args.output)
-    print(args.output)
-    return 0
+    return picture_main(draw, 'architecture.png', __doc__.splitlines()[0], argv)
 
 
 if __name__ == '__main__':

@@ -15,13 +15,14 @@ by hand: moving a frame in the kinematics moves it in the picture.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 import numpy as np
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, 'scripts'))
+from doc_picture import picture_main  # noqa: E402  (scripts/doc_picture.py)
 sys.path.insert(0, REPO)
 
 HRDF = """<robot version="1.2.0" trans="0 0 0.1">
@@ -133,14 +134,7 @@ def draw(out: str) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('-o', '--output',
-                        default=os.path.join(REPO, 'doc', 'images', 'frames.png'))
-    args = parser.parse_args(argv)
-    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    draw(args.output)
-    print(args.output)
-    return 0
+    return picture_main(draw, 'frames.png', __doc__.splitlines()[0], argv)
 
 
 if __name__ == '__main__':
