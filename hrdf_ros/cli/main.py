@@ -120,8 +120,8 @@ def _silence_stdout() -> None:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point of ``hrdf``; returns the exit code: 0 ok, 1 invalid HRDF, 2 usage or
-    I/O problem (one line on stderr), 130 interrupted. Never raises (SystemExit from
+    """Entry point of ``hrdf``; returns the exit code (:data:`.common.EXIT_OK` and the
+    others; what each means: :mod:`hrdf_ros.cli`). Never raises (SystemExit from
     ``--help`` aside, handled here too) and never prints a traceback."""
     try:
         try:
