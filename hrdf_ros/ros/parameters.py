@@ -19,10 +19,11 @@ both can be set at run time. :func:`throttle_interval_ns` is that rule.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
 from rclpy.node import Node
 
@@ -55,8 +56,8 @@ class ParameterSpec:
         description: what it does (the ``ParameterDescriptor`` description, and the
             reference; inline Markdown).
         access: one of :data:`ACCESS`.
-        value_range: ``(lower, upper)`` of a double, enforced by rclpy at start and on
-            set (``FloatingPointRange``), or None.
+        value_range: ``(lower, upper)`` of a double or an integer, enforced by rclpy at
+            start and on set (``FloatingPointRange``, ``IntegerRange``), or None.
         choices: the accepted strings (checked at start), or empty for any.
         shown_default: the default as the reference shows it when ``default`` is only a
             placeholder (an empty string array is declared as ``['']``), else empty.
@@ -85,8 +86,12 @@ class ParameterSpec:
                                          read_only=self.access == 'read-only')
         if self.value_range is not None:
             lower, upper = self.value_range
-            descriptor.floating_point_range = [FloatingPointRange(from_value=lower,
-                                                                  to_value=upper)]
+            if isinstance(self.default, int) and not isinstance(self.default, bool):
+                descriptor.integer_range = [IntegerRange(from_value=lower, to_value=upper,
+                                                         step=1)]
+            else:
+                descriptor.floating_point_range = [FloatingPointRange(from_value=lower,
+                                                                      to_value=upper)]
         if self.choices:
             descriptor.additional_constraints = 'one of: ' + ', '.join(
                 repr(c) for c in self.choices)
@@ -265,8 +270,22 @@ def declare_parameters(node: Node) -> NodeParameters:
             ``position_limits_file``, or an unknown ``ros2_control`` hardware (``hebi``
             without ``hebi_config_pkg``/``hebi_config_file``).
     """
-    try:
+    with refused_values():
         return _declare(node)
+
+
+@contextmanager
+def refused_values():
+    """Turn rclpy's refusal of a declared parameter's value (wrong type, out of range)
+    into a :class:`StartupError` with rclpy's message, plus a hint for an integer given
+    where a double is expected.
+
+    Raises:
+        StartupError: when the body raises rclpy's ``InvalidParameterTypeException`` or
+            ``InvalidParameterValueException``.
+    """
+    try:
+        yield
     except (InvalidParameterTypeException, InvalidParameterValueException) as exc:
         hint = ''
         if "of type 'INTEGER', expecting type 'DOUBLE'" in str(exc):

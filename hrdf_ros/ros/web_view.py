@@ -41,7 +41,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from ..kinematics.rotations import rotation_to_quaternion, rotation_to_rpy
-from .parameters import ParameterSpec
+from .parameters import ParameterSpec, StartupError, refused_values
 from .qos import LATCHED_QOS
 from .tf_buffer import TfBuffer
 
@@ -61,7 +61,8 @@ WEB_VIEW_PARAMETERS = (
     ParameterSpec('host', '127.0.0.1', 'Address the page is served on (`127.0.0.1`: this '
                   'machine only).', 'start'),
     ParameterSpec('port', 8080, 'Port of the page (`0`: any free port; a taken port: the '
-                  'next free one); the URL is logged and printed first on stdout.', 'start'),
+                  'next free one); the URL is logged and printed first on stdout.', 'start',
+                  value_range=(0, 65535)),
     ParameterSpec('gui', False, 'Sliders publishing `joint_states`.', 'start'),
     ParameterSpec('rate', 10.0, "As joint_state_publisher's: Hz of those `joint_states`.",
                   'start'),
@@ -74,6 +75,7 @@ class WebView(Node):
 
     Raises:
         OSError: the page's address cannot be bound.
+        StartupError: a parameter of the wrong type or out of its range.
     """
 
     def __init__(self, **kwargs):
@@ -85,12 +87,13 @@ class WebView(Node):
             spec = _WEB_VIEW_SPECS[name]
             return self.declare_parameter(name, spec.default, spec.descriptor()).value
 
-        self.frame_prefix = parameter('frame_prefix')
-        self.fixed_frame_parameter = parameter('fixed_frame')
-        host = parameter('host')
-        port = parameter('port')
-        self.gui = parameter('gui')
-        rate = parameter('rate')
+        with refused_values():
+            self.frame_prefix = parameter('frame_prefix')
+            self.fixed_frame_parameter = parameter('fixed_frame')
+            host = parameter('host')
+            port = parameter('port')
+            self.gui = parameter('gui')
+            rate = parameter('rate')
         self._lock = threading.RLock()
         self.server = start_server(host, port, label=f'ROS: {self.get_fully_qualified_name()}')
         self.url = page_url(self.server)
@@ -278,6 +281,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except OSError as exc:
         print(f'hrdf_ros_web_view: cannot serve the page ({exc.strerror or exc})',
               file=sys.stderr)
+        code = 1
+    except StartupError as exc:
+        print(f'hrdf_ros_web_view: {exc}', file=sys.stderr)
         code = 1
     finally:
         if node is not None:
