@@ -69,9 +69,8 @@ def outside_imports() -> dict:
 COLOURS = ['#f1efe9', '#fde4e1', '#fbd3cd', '#f6bdb4', '#e9e4f3', '#dbe8f4', '#e3efdf']
 
 
-def draw(out: str) -> None:
-    import matplotlib
-    matplotlib.use('Agg')
+def draw():
+    """The picture as a matplotlib figure (saved by scripts/doc_picture.py)."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
@@ -101,10 +100,7 @@ def draw(out: str) -> None:
             color='#444444', style='italic')
     ax.set_xlim(0, 1)
     ax.set_ylim(0, top + 0.05)
-    ax.set_axis_off()
-    fig.subplots_adjust(left=0, right=1, top=1, bottom=0)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def main(argv=None) -> int:

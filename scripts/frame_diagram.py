@@ -64,9 +64,8 @@ def label(ax, point, text, offset, **style):
             bbox=dict(boxstyle='round,pad=0.25', fc='white', ec='#bbbbbb', lw=0.5), **style)
 
 
-def draw(out: str) -> None:
-    import matplotlib
-    matplotlib.use('Agg')
+def draw():
+    """The picture as a matplotlib figure (saved by scripts/doc_picture.py)."""
     import matplotlib.pyplot as plt
 
     model, f = frames()
@@ -127,10 +126,7 @@ def draw(out: str) -> None:
     ax.set_ylim(-0.27, 0.19)
     ax.set_zlim(-0.02, 0.44)
     ax.set_box_aspect((1, 1, 1), zoom=1.35)
-    ax.set_axis_off()
-    fig.subplots_adjust(left=0, right=1, top=1, bottom=0)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def main(argv=None) -> int:
