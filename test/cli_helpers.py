@@ -91,12 +91,15 @@ class Result:
         return f'$ {shlex.join(self.args)}\n(exit code {self.code})\n{self.output}'
 
 
-def run(command: str, timeout: float = 30.0, cwd: Optional[str] = None) -> Result:
+def run(command: str, timeout: float = 30.0, cwd: Optional[str] = None,
+        prefixes=()) -> Result:
     """Run a shell-style command line (``ros2 ...``) and wait for it, at most
-    ``timeout`` s (then its whole session is killed and the test fails)."""
+    ``timeout`` s (then its whole session is killed and the test fails); ``prefixes``:
+    further ament prefixes (:func:`ros_env`)."""
     args = shlex.split(command)
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, env=ros_env(), cwd=cwd, start_new_session=True)
+                               text=True, env=ros_env(prefixes), cwd=cwd,
+                               start_new_session=True)
     try:
         output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -41,9 +41,9 @@ NON_SINGULAR = 0.05
 
 
 def layout(name):
-    return ({'package.xml', 'CMakeLists.txt', '.setup_assistant'}
-            | {f'config/{name}.{ext}' for ext in ('urdf', 'urdf.xacro', 'ros2_control.xacro',
-                                                  'srdf')}
+    return ({'package.xml', 'CMakeLists.txt', '.setup_assistant', 'launch/bringup.launch.py'}
+            | {f'config/{name}.{ext}' for ext in ('urdf', 'macro.xacro', 'urdf.xacro',
+                                                  'ros2_control.xacro', 'srdf', 'srdf.xacro')}
             | {f'config/{f}' for f in CONFIG} | {f'launch/{b}.launch.py' for b in LAUNCH})
 
 
@@ -98,8 +98,10 @@ def test_package_agrees_with_the_urdf(path):
             finger = moving[gripper.joint]
             states = {s.get('name'): {j.get('name'): float(j.get('value')) for j in s}
                       for s in srdf.findall('group_state') if s.get('group') == name}
-            assert states == {'open': {gripper.joint: finger.limit.lower},
-                              'close': {gripper.joint: finger.limit.upper}}
+            # close: the position hebi_hardware reports at full close, inside the range
+            assert states == {'open': {gripper.joint: 0.0},
+                              'close': {gripper.joint: 0.365 * math.pi}}
+            assert finger.limit.lower == 0.0
             assert finger.limit.upper == pytest.approx(0.37 * math.pi)
             continue
         link = effector.get('name')
@@ -153,10 +155,11 @@ def test_package_agrees_with_the_urdf(path):
                                           + list(grippers)]
     for gripper in tree.grippers:
         name = f'{gripper.stem}_controller'
-        assert simple[name] == {'type': 'ParallelGripperCommand', 'joints': [gripper.joint],
+        # the default distribution, jazzy: HEBI's documented GripperCommand pair
+        assert simple[name] == {'type': 'GripperCommand', 'joints': [gripper.joint],
                                 'action_ns': 'gripper_cmd', 'default': True}
         assert controllers['controller_manager']['ros__parameters'][name]['type'] == \
-            'parallel_gripper_action_controller/GripperActionController'
+            'position_controllers/GripperActionController'
         assert controllers[name]['ros__parameters']['joint'] == gripper.joint
     assert set(moveit['trajectory_execution']) >= {'allowed_execution_duration_scaling',
                                                    'allowed_goal_duration_margin',
@@ -167,6 +170,9 @@ def test_package_agrees_with_the_urdf(path):
         assert manager[name]['type'] == 'joint_trajectory_controller/JointTrajectoryController'
         assert controllers[name]['ros__parameters']['joints'] == group.joints == \
             simple[name]['joints']
+        # position with a velocity feed-forward, as hebi_bringup's controllers command
+        assert controllers[name]['ros__parameters']['command_interfaces'] == [
+            'position', 'velocity']
     initial = yaml.safe_load(files['config/initial_positions.yaml'])['initial_positions']
     assert set(initial) == set(moving)
 
@@ -312,16 +318,19 @@ def test_write_and_cli(tmp_path, capsys):
     captured = capsys.readouterr()
     stem = os.path.splitext(os.path.basename(KITS[0]))[0]
     assert sorted(captured.out.split()) == sorted(str(out / f) for f in layout(stem))
-    assert f'ros2 launch {package_name_for(stem)} demo.launch.py' in captured.err
-    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'h'), '--ros2-control', 'hebi',
-                 '--hebi-config', 'my_pkg', 'config/arm.cfg.yaml']) == 0
-    xacro_text = (tmp_path / 'h' / 'config' / 'x_series_arm_6dof.urdf.xacro').read_text()
-    assert 'default="hebi"' in xacro_text and 'default="my_pkg"' in xacro_text
-    capsys.readouterr()
-    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'x'), '--name', 'a/b']) == 2
-    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'x'), '--ros2-control',
+    assert f'ros2 launch {package_name_for(stem)} bringup.launch.py' in captured.err
+    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'h'), '--ros2-control',
                  'hebi']) == 2
     assert 'hebi-config' in capsys.readouterr().err
+    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'h'), '--ros2-control',
+                 'gazebo']) == 0
+    xacro_text = (tmp_path / 'h' / 'config' / 'x_series_arm_6dof.urdf.xacro').read_text()
+    assert 'name="use_mock_hardware" default="false"' in xacro_text
+    assert 'name="sim_gazebo" default="true"' in xacro_text
+    capsys.readouterr()
+    assert main(['moveit', BUNDLED_ARM, '-o', str(tmp_path / 'x'), '--name', 'a/b']) == 2
+    assert main(['moveit', '-o', str(tmp_path / 'x')]) == 2
+    assert 'give the HRDF FILE' in capsys.readouterr().err
     assert not (tmp_path / 'x').exists()
 
 

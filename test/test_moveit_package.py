@@ -149,6 +149,13 @@ def _ros2_control(text):
     return ET.fromstring(text).findall('ros2_control')
 
 
+#: The package xacro's arguments per hardware, as hebi_bringup switches HEBI's kits.
+SWITCHES = {'mock': {'use_mock_hardware': 'true'},
+            'gazebo': {'use_mock_hardware': 'false', 'sim_gazebo': 'true'},
+            'hebi': {'use_mock_hardware': 'false', 'config_pkg': 'hebi_description',
+                     'config_file': 'config/arms/A-2085-06.cfg.yaml'}}
+
+
 @pytest.mark.parametrize('hardware,plugin', [
     ('mock', 'mock_components/GenericSystem'),
     ('gazebo', 'gz_ros2_control/GazeboSimSystem'),
@@ -158,10 +165,8 @@ def test_ros2_control_hardware_by_xacro_argument(hardware, plugin, workspace):
     for path in ROBOTS[:1] + ROBOTS[-1:]:
         package = packages[path]
         share = root / 'install' / 'share' / package.name / 'config'
-        mappings = {'ros2_control_hardware': hardware, 'hebi_config_pkg': 'hebi_description',
-                    'hebi_config_file': 'config/arms/A-2085-06.cfg.yaml'}
         text = xacro.process_file(str(share / f'{package.robot_name}.urdf.xacro'),
-                                  mappings=mappings).toxml()
+                                  mappings=SWITCHES[hardware]).toxml()
         [system] = _ros2_control(text)
         assert system.find('hardware/plugin').text == plugin
         params = {p.get('name'): p.text for p in system.findall('hardware/param')}
@@ -181,9 +186,9 @@ def test_ros2_control_hardware_by_xacro_argument(hardware, plugin, workspace):
             assert plugin_node.find('parameters').text == str(share / 'ros2_controllers.yaml')
         else:
             assert gazebo == []
-    with pytest.raises(xacro.XacroException, match='hebi_config_pkg'):
+    with pytest.raises(xacro.XacroException, match='needs a HEBI arm config'):
         xacro.process_file(str(share / f'{package.robot_name}.urdf.xacro'),
-                           mappings={'ros2_control_hardware': 'hebi'})
+                           mappings={'use_mock_hardware': 'false'})
 
 
 G_KITS = [p for p in ROBOTS if os.path.basename(p).endswith('G.hrdf')]
@@ -210,9 +215,9 @@ def test_gripper_group_end_effector_and_controllers(path, workspace, loaded):
               if s.group == 'gripper'}
     assert set(states) == {'open', 'close'} and states['open'] == {'gripper_joint': [0.0]}
     moveit = result['controllers']['gripper_controller']
-    assert moveit['type'] == 'ParallelGripperCommand' and moveit['joints'] == ['gripper_joint']
+    assert moveit['type'] == 'GripperCommand' and moveit['joints'] == ['gripper_joint']
     installed = root / 'install' / 'share' / package.name / 'config' / 'ros2_controllers.yaml'
     controllers = yaml.safe_load(installed.read_text())
     assert controllers['gripper_controller']['ros__parameters']['joint'] == 'gripper_joint'
     assert controllers['controller_manager']['ros__parameters']['gripper_controller'][
-        'type'] == 'parallel_gripper_action_controller/GripperActionController'
+        'type'] == 'position_controllers/GripperActionController'

@@ -77,7 +77,7 @@ def test_xacro_macro_gets_prefixed_joints():
 
 def test_options_are_checked():
     for options, message in ((Ros2ControlOptions('ethercat'), 'one of'),
-                             (Ros2ControlOptions('hebi'), 'HEBI robot config'),
+                             (Ros2ControlOptions('hebi'), 'HEBI arm config'),
                              (Ros2ControlOptions('mock', hebi_gripper_joint='J9'), 'J9')):
         with pytest.raises(ValueError, match=message):
             ros2_control_elements(['J1'], options)
@@ -96,13 +96,14 @@ def test_cli_urdf_ros2_control(tmp_path, capsys):
     assert main(['urdf', BUNDLED_ARM, '-o', str(out), '--ros2-control', 'gazebo']) == 0
     [system] = systems(out.read_text())
     assert system.find('hardware/plugin').text == HARDWARE_PLUGINS['gazebo']
-    assert main(['urdf', BUNDLED_ARM, '--ros2-control', 'hebi', '--hebi-config', 'p',
-                 'c.yaml']) == 0
-    assert '<param name="config_file">c.yaml</param>' in capsys.readouterr().out
     assert main(['urdf', BUNDLED_ARM, '--ros2-control', 'hebi']) == 2
-    assert main(['urdf', BUNDLED_ARM, '--hebi-config', 'p', 'c.yaml']) == 2
     assert main(['urdf', BUNDLED_ARM, '--ros2-control', 'can']) == 2
     assert '--hebi-config' in capsys.readouterr().err
+    # a config in no ROS package: hebi_hardware could not find it
+    (tmp_path / 'arm.cfg.yaml').write_text('names: [a, b, c, d, e, f]\nhrdf: x.hrdf\n')
+    assert main(['urdf', BUNDLED_ARM, '--ros2-control', 'hebi', '--hebi-config',
+                 str(tmp_path / 'arm.cfg.yaml')]) == 2
+    assert 'no ROS package' in capsys.readouterr().err
 
 
 def test_node_option_adds_the_block():
@@ -114,6 +115,13 @@ def test_node_option_adds_the_block():
     assert system.find('hardware/plugin').text == HARDWARE_PLUGINS['hebi']
 
 
+#: The package xacro's arguments per hardware, as hebi_bringup switches HEBI's kits.
+SWITCHES = {'mock': {'use_mock_hardware': 'true'},
+            'gazebo': {'use_mock_hardware': 'false', 'sim_gazebo': 'true'},
+            'hebi': {'use_mock_hardware': 'false', 'config_pkg': 'hebi_description',
+                     'config_file': 'config/arms/A-2085-06.cfg.yaml'}}
+
+
 @pytest.mark.parametrize('hardware', sorted(HARDWARE_PLUGINS))
 def test_package_xacro_chooses_the_hardware_by_argument(hardware, tmp_path):
     """The MoveIt package's <robot>.urdf.xacro, processed from its folder (relative
@@ -121,9 +129,7 @@ def test_package_xacro_chooses_the_hardware_by_argument(hardware, tmp_path):
     package = moveit_package(load(BUNDLED_ARM), 'arm', samples=0, timestamp=0)
     write_moveit_package(package, str(tmp_path))
     source = tmp_path / 'config' / 'arm.urdf.xacro'
-    mappings = {'ros2_control_hardware': hardware, 'hebi_config_pkg': 'hebi_description',
-                'hebi_config_file': 'config/arms/A-2085-06.cfg.yaml'}
-    text = xacro.process_file(str(source), mappings=mappings).toxml()
+    text = xacro.process_file(str(source), mappings=SWITCHES[hardware]).toxml()
     [system] = systems(text)
     params = {'config_pkg': 'hebi_description', 'config_file':
               'config/arms/A-2085-06.cfg.yaml'} if hardware == 'hebi' else None
@@ -137,10 +143,11 @@ def test_package_xacro_chooses_the_hardware_by_argument(hardware, tmp_path):
     assert [p.text for p in parameters] == ([str(tmp_path / 'config' /
                                                  'ros2_controllers.yaml')]
                                             if hardware == 'gazebo' else [])
-    for bad, message in (({'ros2_control_hardware': 'can'}, 'must be one of'),
-                         ({'ros2_control_hardware': 'hebi'}, 'hebi_config_pkg')):
-        with pytest.raises(xacro.XacroException, match=message):
-            xacro.process_file(str(source), mappings=bad)
+    # the default is mock, and hebi_hardware without a config is refused
+    assert systems(xacro.process_file(str(source)).toxml())[0].find(
+        'hardware/plugin').text == HARDWARE_PLUGINS['mock']
+    with pytest.raises(xacro.XacroException, match='needs a HEBI arm config'):
+        xacro.process_file(str(source), mappings={'use_mock_hardware': 'false'})
 
 
 # -- parallel grippers ---------------------------------------------------------------------
@@ -153,7 +160,7 @@ def _gripper_kit():
     return load(os.path.join(KITS_DIR, f'{G_KIT}.hrdf'))
 
 
-def check_gripper_system(system, urdf_text, hardware):
+def check_gripper_system(system, urdf_text, hardware, gripper_joint='gripper_joint'):
     """ros2_control's rules (hardware_interface component_parser, Jazzy/Kilted): a mimic
     joint has no command interface and the joint it follows is in the same block; with
     hebi hardware only the arm's joints and gripper_joint_name (hebi_hardware's count:
@@ -168,7 +175,7 @@ def check_gripper_system(system, urdf_text, hardware):
     params = {p.get('name'): p.text for p in system.findall('hardware/param')}
     if hardware == 'hebi':
         assert listed == active
-        assert params['gripper_joint_name'] == 'gripper_joint'
+        assert params['gripper_joint_name'] == gripper_joint
         config = os.path.join(REPO, '..', 'shared', 'hebi_description', 'config', 'arms',
                               f'{G_KIT}.cfg.yaml')
         with open(config) as handle:
@@ -202,8 +209,9 @@ def test_gripper_joint_and_mimic_joints_in_the_block(hardware):
 def test_gripper_in_the_moveit_package_xacro(hardware, tmp_path):
     package = moveit_package(_gripper_kit(), G_KIT, samples=0, timestamp=0)
     write_moveit_package(package, str(tmp_path))
-    mappings = {'ros2_control_hardware': hardware, 'hebi_config_pkg': 'hebi_description',
-                'hebi_config_file': f'config/arms/{G_KIT}.cfg.yaml'}
+    mappings = dict(SWITCHES[hardware])
+    if hardware == 'hebi':
+        mappings['config_file'] = f'config/arms/{G_KIT}.cfg.yaml'
     text = xacro.process_file(str(tmp_path / 'config' / f'{G_KIT}.urdf.xacro'),
                               mappings=mappings).toxml()
     [system] = systems(text)

@@ -12,7 +12,7 @@ import re
 import sys
 
 from ..export.frame_tree import build_frame_tree
-from ..export.limits import read_limits
+from ..export.limits import joint_limits, read_limits
 from ..export.mesh_fetch import MeshDownloadError, fetch_web_meshes, web_meshes
 from ..export.mesh_sources import MeshSourceError, mesh_source
 from ..export.sdf import to_sdf
@@ -20,7 +20,8 @@ from ..export.urdf import to_urdf, to_xacro, urdf_notes
 from ..hrdf.validation import validate_file
 from ..kinematics import Kinematics
 from .common import (EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError, io_error,
-                     load_or_report, note, parse_positions, robot_name, mesh_options)
+                     load_or_report, load_with_config, note, parse_positions, robot_name,
+                     mesh_options)
 
 
 def cmd_validate(args) -> int:
@@ -58,33 +59,40 @@ def _download_into_mesh_dir(model, options) -> None:
              '(`hrdf meshes fetch FILE.hrdf` fills the shared cache instead)')
 
 
+def _naming(args, model, hebi):
+    """The frame tree and the limits (a HEBI config's bounds under ``--limits``) of an
+    export."""
+    limits = joint_limits(read_limits(args.limits)) if args.limits else {}
+    if hebi is None:
+        return build_frame_tree(model, joint_prefix=args.joint_prefix,
+                                gripper_joints=args.gripper_joints), limits
+    return hebi.frame_tree(model), hebi.limits_under(limits)[0]
+
+
 def cmd_export(args) -> int:
     """``hrdf urdf`` and ``hrdf sdf``: the document on stdout or in ``-o``; what the
     export added or replaced (physical fill, missing meshes) as warnings on stderr, how
     HEBI's meshes were found as a note."""
-    model, code = load_or_report(args)
+    model, hebi, code = load_with_config(args)
     if model is None:
         return code
     name = robot_name(args)
     meshes = mesh_options(args)
     _download_into_mesh_dir(model, meshes)
-    options = dict(joint_prefix=args.joint_prefix, gripper_joints=args.gripper_joints,
-                   **meshes)
     exact = getattr(args, 'exact_masses', False)
     try:
-        options['position_limits'] = read_limits(args.limits) if args.limits else None
+        tree, limits = _naming(args, model, hebi)
+        options = dict(tree=tree, position_limits=limits, **meshes)
         if args.command == 'sdf':
             text = to_sdf(model, name, **options)
         else:
             write = to_xacro if args.xacro else to_urdf
             text = write(model, name, exact_masses=exact, **options)
-            control = ros2_control_options(args)
+            control = ros2_control_options(args, hebi)
             if control is not None:
                 from ..export.ros2_control import add_ros2_control
                 text = add_ros2_control(text, control)
-        notes = urdf_notes(model, build_frame_tree(model, joint_prefix=args.joint_prefix,
-                                                   gripper_joints=args.gripper_joints),
-                           exact_masses=exact, **meshes)
+        notes = urdf_notes(model, tree, exact_masses=exact, **meshes)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.output and args.output != '-':
@@ -130,16 +138,17 @@ cmd_fk = matrices_command('frames', 'frames')
 cmd_jacobian = matrices_command('jacobians', 'jacobians')
 
 
-def ros2_control_options(args):
-    """The ``--ros2-control`` / ``--hebi-config`` choice, or ``None``."""
+def ros2_control_options(args, hebi=None):
+    """The ``--ros2-control`` choice (with ``--hebi-config``'s ``config_pkg``,
+    ``config_file`` and gripper joint), or ``None``."""
     # imported here: only these options need it
     from ..export.ros2_control import Ros2ControlOptions
-    if getattr(args, 'ros2_control', None) is None:
-        if getattr(args, 'hebi_config', None):
-            raise UsageError('--hebi-config needs --ros2-control hebi')
+    hardware = getattr(args, 'ros2_control', None)
+    if hardware is None:
         return None
-    package, config = args.hebi_config or ('', '')
-    return Ros2ControlOptions(args.ros2_control, package, config)
+    if hebi is not None:
+        return hebi.ros2_control(hardware)
+    return Ros2ControlOptions(hardware)
 
 
 def cmd_moveit(args) -> int:
@@ -147,16 +156,18 @@ def cmd_moveit(args) -> int:
     the next command on stderr."""
     # imported here: only this subcommand needs Jinja2 (and python-fcl)
     from ..export.moveit import moveit_package, write_moveit_package
-    model, code = load_or_report(args)
+    model, hebi, code = load_with_config(args)
     if model is None:
         return code
     name = args.name or re.sub(r'[^A-Za-z0-9_.-]', '_', robot_name(args)).lstrip('.-')
+    from ..export.ros2_control import Ros2ControlOptions
     try:
         package = moveit_package(
             model, name, joint_prefix=args.joint_prefix,
             limits=read_limits(args.limits) if args.limits else None,
             samples=args.collision_samples, seed=args.seed,
-            ros2_control=ros2_control_options(args), gripper_joints=args.gripper_joints,
+            ros2_control=args.ros2_control and Ros2ControlOptions(args.ros2_control),
+            gripper_joints=args.gripper_joints, hebi=hebi, ros_distro=args.ros_distro,
             **mesh_options(args))
     except (ValueError, ImportError) as exc:
         raise UsageError(str(exc)) from None
@@ -164,6 +175,8 @@ def cmd_moveit(args) -> int:
         print(path)
     for text in package.notes:
         note(text)
+    real = (' (mock hardware; with use_mock_hardware:=false the real arm through '
+            'hebi_hardware)') if hebi else ' (mock hardware)'
     note(f'MoveIt config package {package.name} in {args.output}: build it in a colcon '
-         f'workspace, then: ros2 launch {package.name} demo.launch.py')
+         f'workspace, then: ros2 launch {package.name} bringup.launch.py{real}')
     return EXIT_OK

@@ -42,18 +42,61 @@ def note(text: str) -> None:
     print(f'hrdf: note: {text}', file=sys.stderr)
 
 
+def _reported(exc: HrdfError) -> int:
+    for d in exc.diagnostics:
+        print(d, file=sys.stderr)
+    return EXIT_USAGE if io_error(exc.diagnostics) else EXIT_INVALID
+
+
 def load_or_report(args):
     """The model of ``args.file`` (warnings printed), or ``(None, exit code)``."""
     path = args.file
     try:
         model = load(path, strict=args.strict)
     except HrdfError as exc:
-        for d in exc.diagnostics:
-            print(d, file=sys.stderr)
-        return None, (EXIT_USAGE if io_error(exc.diagnostics) else EXIT_INVALID)
+        return None, _reported(exc)
     for w in model.warnings:
         print(w, file=sys.stderr)
     return model, EXIT_OK
+
+
+def load_with_config(args):
+    """``(model, HebiArm or None, exit code)`` of ``args.file`` and ``--hebi-config``
+    (the config's ``hrdf:`` when FILE is not given); diagnostics and notes printed; the
+    model is ``None`` when loading failed.
+
+    Raises:
+        UsageError: neither FILE nor a config naming an HRDF, or a config that does not
+            fit the robot (another number of joints; has_gripper false with a gripper).
+    """
+    config = None
+    if getattr(args, 'hebi_config', None):
+        # imported here: only --hebi-config needs the config reader
+        from ..hrdf.arm_config import read_arm_config
+        try:
+            config = read_arm_config(args.hebi_config, strict=args.strict)
+        except HrdfError as exc:
+            return None, None, _reported(exc)
+        for w in config.warnings:
+            print(w, file=sys.stderr)
+        if not args.file:
+            if config.hrdf is None:
+                raise UsageError(f'{config.path} names no hrdf: give the HRDF FILE')
+            args.file = config.hrdf
+    elif not args.file:
+        raise UsageError('give the HRDF FILE, or --hebi-config naming one (see '
+                         f'"hrdf {args.command} --help")')
+    model, code = load_or_report(args)
+    if model is None or config is None:
+        return model, None, code
+    from ..export.hebi_arm import hebi_arm
+    try:
+        hebi = hebi_arm(model, config, gripper_joints=getattr(args, 'gripper_joints', True))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    for text in hebi.notes:
+        note(text)
+    return model, hebi, code
 
 
 def robot_name(args) -> str:

@@ -12,6 +12,7 @@ import sys
 from typing import List, Optional
 
 from ..hrdf.leniency import DEVIATIONS
+from ..export.ros2_control import DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS
 from ..entry_points import interrupted_exit_code
 from ..kinematics import FRAME_TYPES
 from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_moveit, cmd_validate
@@ -24,9 +25,17 @@ from .view import add_view_parser
 
 def _add_ros2_control_options(parser, help_text: str) -> None:
     parser.add_argument('--ros2-control', choices=('mock', 'gazebo', 'hebi'), help=help_text)
-    parser.add_argument('--hebi-config', nargs=2, metavar=('PKG', 'FILE'),
-                        help='HEBI robot config for --ros2-control hebi: package and file '
-                             'in its share folder (hebi_hardware config_pkg, config_file)')
+
+
+def _add_file_and_config(parser) -> None:
+    """FILE (optional with a config that names its HRDF) and ``--hebi-config``."""
+    parser.add_argument('file', metavar='FILE', nargs='?',
+                        help='the HRDF (default: the hrdf: of --hebi-config)')
+    parser.add_argument('--hebi-config', metavar='CONFIG',
+                        help='a HEBI arm config (PATH.cfg.yaml, or PKG:FILE in an installed '
+                             'package): its names are the joint names, its gains bound '
+                             'the velocity and effort limits, and hebi_hardware is told '
+                             'its config_pkg and config_file')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                                ('sdf', 'write an SDFormat model of an HRDF file (1.9; '
                                        '1.11 with gripper mimic joints)')):
         p = sub.add_parser(command, help=help_text)
-        p.add_argument('file', metavar='FILE')
+        _add_file_and_config(p)
         p.add_argument('-o', '--output', help='output file (default: stdout)')
         p.add_argument('--name', help='robot/model name (default: file name)')
         p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
@@ -78,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--json', action='store_true')
     p.set_defaults(run=cmd_info)
     p = sub.add_parser('moveit', help='write a MoveIt 2 config package of an HRDF file')
-    p.add_argument('file', metavar='FILE')
+    _add_file_and_config(p)
     p.add_argument('-o', '--output', required=True, metavar='DIR',
                    help='package folder (e.g. ~/ws/src/<name>_moveit_config)')
     p.add_argument('--name', help='robot name and file stem (default: file name); the '
@@ -92,7 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
                         '0: only adjacent links are disabled)')
     p.add_argument('--seed', type=int, default=0, help='seed of those states (default 0)')
     _add_ros2_control_options(p, 'default hardware of the package\'s ros2_control '
-                                 'xacro (default mock)')
+                                 'xacro (default mock; its bring-up launch file chooses '
+                                 'with use_mock_hardware)')
+    p.add_argument('--ros-distro', choices=tuple(GRIPPER_CONTROLLERS),
+                   default=DEFAULT_ROS_DISTRO,
+                   help='the ROS 2 distribution the package is for: its gripper '
+                        f'controller (default {DEFAULT_ROS_DISTRO})')
     add_mesh_options(p)
     add_gripper_option(p)
     p.set_defaults(run=cmd_moveit)

@@ -106,7 +106,8 @@ def _check_name(name: str, what: str) -> str:
 
 
 def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = None,
-                     joint_prefix: str = 'J', gripper_joints: bool = True) -> FrameTree:
+                     joint_prefix: str = 'J', gripper_joints: bool = True,
+                     finger_joint_names: Sequence[str] = ()) -> FrameTree:
     """Name every link and joint of ``model``.
 
     Args:
@@ -117,6 +118,8 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
             degree of freedom whose element has a ``tag`` is named after the tag.
         gripper_joints: give parallel grippers their finger links and joints; false: the
             gripper is one rigid end effector, as HEBI's library models it.
+        finger_joint_names: names of the grippers' finger joints, in gripper order
+            (default ``gripper_joint``...; :func:`~.gripper.gripper_trees`).
 
     Returns:
         The :class:`FrameTree`.
@@ -181,7 +184,10 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
             name = dof_names[dof_index] if dof_index >= 0 else f'{child}_joint'
             joints.append(TreeJoint(name, element_links[index], child, index, k, dof_index))
 
-    grippers = gripper_trees(model, element_links) if gripper_joints else ()
+    for n in finger_joint_names:
+        _check_name(n, 'finger joint name')
+    grippers = gripper_trees(model, element_links, finger_joint_names) if gripper_joints \
+        else ()
     names = [('link', n) for n in links] + [('joint', j.name) for j in joints]
     for gripper in grippers:
         names += [('link', n) for n in gripper.links.values()]

@@ -51,6 +51,15 @@ GRIPPER_VELOCITY = 1.502675
 #: Finger joint effort limit, N m: the largest effort HEBI's kit configs apply to the
 #: gripper spool (hebi_description config/arms/*G.cfg.yaml, gripper_close_effort -5).
 GRIPPER_EFFORT = 5.0
+#: The finger joint's name in HEBI's ROS 2 stack: hebi_description's kit URDFs and their
+#: ros2_control macros (``<end effector>/input_l_finger``, the gripper element named
+#: ``end_effector_1``), hebi_ros2_examples' arm node (its joint_states, 4e4b815) and the
+#: gripper controller of its README. Used for the gripper of a HEBI arm config.
+HEBI_GRIPPER_JOINT = 'end_effector_1/input_l_finger'
+#: The finger joint position hebi_hardware reports for a fully closed gripper, rad: its
+#: state is the gripper's [0, 1] command fraction times 0.365 pi (HebiRobotics/
+#: hebi_hardware jazzy c714483, src/hebi_hardware_interface.cpp, read()).
+HEBI_HARDWARE_CLOSED = 0.365 * math.pi
 #: Total mass of HEBI's description's 13 gripper bodies, kg (end_effector.xacro).
 HEBI_DESCRIPTION_MASS = 0.206
 #: The base body's part name (the end effector's element link).
@@ -148,23 +157,26 @@ def finger_limits(limit: Optional[JointLimit] = None) -> Tuple[float, float, flo
             limit.effort or GRIPPER_EFFORT)
 
 
-def gripper_trees(model: RobotModel, element_links: Sequence[str]
-                  ) -> Tuple[GripperTree, ...]:
+def gripper_trees(model: RobotModel, element_links: Sequence[str],
+                  finger_joints: Sequence[str] = ()) -> Tuple[GripperTree, ...]:
     """One :class:`GripperTree` per parallel-gripper end effector, in element order.
 
     Args:
         model: the robot.
         element_links: link name per element (the frame tree's ``element_links``).
+        finger_joints: names for the grippers' finger joints, in order, replacing
+            ``<stem>_joint`` for as many grippers as given (a HEBI arm config's gripper:
+            :data:`HEBI_GRIPPER_JOINT`).
     """
     elements = [i for i, e in enumerate(model.elements) if mechanism.is_parallel_gripper(e)]
     out = []
     for k, index in enumerate(elements):
         stem = 'gripper' if len(elements) == 1 else f'gripper{k + 1}'
+        finger = finger_joints[k] if k < len(finger_joints) else f'{stem}_joint'
         links = {p.name: f'{stem}_{p.name}' for p in mechanism.PARTS}
-        joints = {p.name: (f'{stem}_joint' if p.actuated else f'{stem}_{p.name}_joint')
+        joints = {p.name: (finger if p.actuated else f'{stem}_{p.name}_joint')
                   for p in mechanism.PARTS}
-        out.append(GripperTree(index, element_links[index], stem, f'{stem}_joint', links,
-                               joints))
+        out.append(GripperTree(index, element_links[index], stem, finger, links, joints))
     return tuple(out)
 
 

@@ -110,6 +110,18 @@ def joint_limits(limits: Optional[Mapping]) -> Dict[str, JointLimit]:
             for name, value in (limits or {}).items()}
 
 
+def overlay_limits(base: Mapping[str, JointLimit], top: Mapping[str, JointLimit]
+                   ) -> Dict[str, JointLimit]:
+    """Per joint, the values ``top`` gives over those of ``base`` (a user's ``--limits``
+    over a HEBI arm config's velocity and effort bounds); both already normalised."""
+    out = dict(base)
+    for name, limit in top.items():
+        under = out.get(name)
+        given = {f: v for f, v in zip(JointLimit._fields, limit) if v is not None}
+        out[name] = limit if under is None else under._replace(**given)
+    return out
+
+
 def limits_for_joints(limits: Optional[Mapping],
                       joint_names: Sequence[str]) -> Dict[str, JointLimit]:
     """:func:`joint_limits` of a robot whose movable joints are ``joint_names``.

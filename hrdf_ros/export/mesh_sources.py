@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import FrozenSet, List, Mapping, Optional
 
 from .hebi_mesh_files import COMMIT, FILES
+from ..hrdf.sources import package_share
 
 #: ``meshes`` option values.
 MESH_MODES = ('auto', 'package', 'primitives')
@@ -107,19 +108,6 @@ def local_name(url: str) -> str:
         query = _SAFE.sub('_', parts.query)
         segments[-1] = f'{stem}_{query}.{ext}' if dot else f'{segments[-1]}_{query}'
     return os.path.join(host, *segments)
-
-
-def package_share(package: str, environ: Optional[Mapping[str, str]] = None
-                  ) -> Optional[str]:
-    """The share folder of an installed ROS package (ament index on
-    ``AMENT_PREFIX_PATH``, as ament_index_python finds it), or ``None``."""
-    environ = os.environ if environ is None else environ
-    for prefix in environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
-        marker = os.path.join(prefix, 'share', 'ament_index', 'resource_index', 'packages',
-                              package)
-        if prefix and os.path.isfile(marker):
-            return os.path.join(prefix, 'share', package)
-    return None
 
 
 @dataclass(frozen=True)

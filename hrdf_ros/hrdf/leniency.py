@@ -2,8 +2,8 @@
 
 In: nothing (tables). Out: :data:`DEVIATIONS`, the spec deviations hrdf_ros accepts
 because HEBI's own library (hebi-py 2.16.1) loads them *and gives them a clear meaning*,
-and :data:`NOTES`, the other warning codes (allowed by FORMAT.md, or about the file
-system). Each entry names the rule broken, the spec version that states it, what
+:data:`NOTES`, the other warning codes (allowed by FORMAT.md, or about the file
+system), and :data:`CONFIG_CODES`, those about a HEBI arm config (``*.cfg.yaml``). Each entry names the rule broken, the spec version that states it, what
 hebi-py does and what hrdf_ros does. The reader reports a deviation with
 :meth:`~hrdf_ros.hrdf.context.ReadContext.deviation`: a located warning carrying the
 code, or an error with the same code in strict mode (``load(..., strict=True)``,
@@ -96,19 +96,42 @@ _NOTES = (
         'ignores them', 'ignores them, says so', False),
 )
 
+#: Warnings about a HEBI arm config (:mod:`hrdf_ros.hrdf.arm_config`); ``deviation``: an
+#: error in strict mode.
+_CONFIG = (
+    WarningCode(
+        'config-name', 'a HEBI arm config\'s `names` are the joint names, which ROS '
+        'spells with `A-Z a-z 0-9 _ /` only',
+        'HEBI arm config (`*.cfg.yaml`) `names`; ROS 2 names',
+        'HEBI\'s arm API reads the name as written and looks for a module of that name '
+        '(HEBI\'s A-2099-07 configs: `J2A_shoulder1"`, with a stray quote)',
+        'drops the other characters: joint `J2A_shoulder1` (`hrdf_ros.hrdf.arm_config`)',
+        True),
+    WarningCode(
+        'config-gains-missing', 'a HEBI arm config\'s `gains: default:` names a file '
+        'that does not exist', 'HEBI arm config (`*.cfg.yaml`) `gains`',
+        'HEBI\'s arm API fails to load the gains (HEBI\'s A-2099-07G config names '
+        '`gains/A-2099-01-7.xml`)',
+        'velocity and effort limits are the modules\' rated values, not the gains\' '
+        'bounds (`hrdf_ros.hrdf.gains`)', False),
+)
+
 #: code -> spec deviation hebi-py accepts with a clear meaning (strict: an error).
 DEVIATIONS: Dict[str, WarningCode] = {w.code: w for w in _DEVIATIONS}
 #: code -> warning that is not a spec deviation (strict: still a warning).
 NOTES: Dict[str, WarningCode] = {w.code: w for w in _NOTES}
+#: code -> warning about a HEBI arm config (``deviation``: an error in strict mode).
+CONFIG_CODES: Dict[str, WarningCode] = {w.code: w for w in _CONFIG}
 #: every warning code hrdf_ros emits.
-WARNING_CODES: Dict[str, WarningCode] = {**DEVIATIONS, **NOTES}
+WARNING_CODES: Dict[str, WarningCode] = {**DEVIATIONS, **NOTES, **CONFIG_CODES}
 
 
 def markdown_table() -> str:
     """The Markdown table of every warning code (the documentation's reference): code,
-    rule, spec, hebi-py, hrdf_ros, strict (``error`` or ``warning``), one row per code,
+    rule, spec, what HEBI's software does, hrdf_ros, strict (``error`` or ``warning``), one row per code,
     deviations first."""
-    rows = ['| code | rule broken | spec | hebi-py 2.16.1 | hrdf_ros | `--strict` |',
+    rows = ['| code | rule broken | spec | HEBI: hebi-py 2.16.1 (HRDF), arm API (configs) '
+            '| hrdf_ros | `--strict` |',
             '|---|---|---|---|---|---|']
     for w in WARNING_CODES.values():
         rows.append(f'| `{w.code}` | {w.rule} | {w.spec} | {w.hebi} | {w.ours} | '
@@ -116,4 +139,4 @@ def markdown_table() -> str:
     return '\n'.join(rows) + '\n'
 
 
-__all__ = ['DEVIATIONS', 'NOTES', 'WARNING_CODES', 'WarningCode', 'markdown_table']
+__all__ = ['CONFIG_CODES', 'DEVIATIONS', 'NOTES', 'WARNING_CODES', 'WarningCode', 'markdown_table']

@@ -38,6 +38,8 @@ class XmlNode:
         children: child elements in order.
         text_at: (line, column) of the first non-whitespace character data directly
             inside the element, or ``None`` when it has none (HRDF elements hold no text).
+        text: the character data directly inside the element (e.g. a HEBI gains file's
+            ``<max_target>3.4 1.8</max_target>``), whitespace included.
     """
 
     tag: str
@@ -46,6 +48,7 @@ class XmlNode:
     column: int
     children: List['XmlNode'] = field(default_factory=list)
     text_at: Optional[Tuple[int, int]] = None
+    text: str = ''
 
 
 class _LimitExceeded(Exception):
@@ -82,8 +85,12 @@ class _TreeBuilder(xml.sax.handler.ContentHandler):
         self.stack.pop()
 
     def characters(self, content):
-        if self.stack and self.stack[-1].text_at is None and content.strip(' \t\r\n'):
-            self.stack[-1].text_at = self._where()
+        if not self.stack:
+            return
+        node = self.stack[-1]
+        node.text += content
+        if node.text_at is None and content.strip(' \t\r\n'):
+            node.text_at = self._where()
 
     def _where(self):
         if self.locator is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import Optional
+from typing import Mapping, Optional
 
 from .safe_xml import MAX_DOCUMENT_BYTES
 
@@ -98,5 +98,18 @@ def identity(path: str) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
-__all__ = ['SourceError', 'WEB_PREFIXES', 'identity', 'is_web_url', 'read_document',
+def package_share(package: str, environ: Optional[Mapping[str, str]] = None
+                  ) -> Optional[str]:
+    """The share folder of an installed ROS package (the ament index on
+    ``AMENT_PREFIX_PATH``, as ament_index_python finds it), or ``None``."""
+    environ = os.environ if environ is None else environ
+    for prefix in environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
+        marker = os.path.join(prefix, 'share', 'ament_index', 'resource_index', 'packages',
+                              package)
+        if prefix and os.path.isfile(marker):
+            return os.path.join(prefix, 'share', package)
+    return None
+
+
+__all__ = ['SourceError', 'WEB_PREFIXES', 'identity', 'is_web_url', 'package_share', 'read_document',
            'relative_path_problem', 'resolve']

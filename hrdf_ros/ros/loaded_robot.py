@@ -17,7 +17,10 @@ from ..kinematics import Kinematics
 from ..kinematics import gripper as mechanism
 from ..model import RobotModel
 from ..hrdf.reader import load, loads
+from ..export.hebi_arm import hebi_arm
+from ..export.limits import joint_limits as normalise_limits
 from ..export.ros2_control import Ros2ControlOptions, add_ros2_control
+from ..hrdf.arm_config import ArmConfig
 from ..export.urdf import to_urdf_tree
 from ..export.xml_text import document
 
@@ -40,8 +43,11 @@ class RobotOptions:
     names, joint limits ``{joint: (lower, upper) | JointLimit}`` (rad or m), where HEBI's
     meshes come from (``mesh_dir``, ``meshes``: :mod:`hrdf_ros.export.mesh_sources`),
     HEBI's exact masses (no physical fill, :mod:`hrdf_ros.export.inertials`), the
-    ros2_control hardware (``None``: no ``<ros2_control>`` block), and whether parallel
-    grippers get their finger joint and mimic joints (:mod:`hrdf_ros.export.gripper`)."""
+    ros2_control hardware (``None``: no ``<ros2_control>`` block), whether parallel
+    grippers get their finger joint and mimic joints (:mod:`hrdf_ros.export.gripper`),
+    and a HEBI arm config whose names, gripper joint, gains limits (under
+    ``position_limits``) and ros2_control parameters apply (:mod:`hrdf_ros.export.hebi_arm`;
+    it replaces ``joint_prefix`` and ``joint_names``)."""
 
     robot_name: str = ''
     frame_prefix: str = ''
@@ -53,6 +59,7 @@ class RobotOptions:
     exact_masses: bool = False
     ros2_control: Optional[Ros2ControlOptions] = None
     gripper_joints: bool = True
+    hebi_config: Optional[ArmConfig] = None
 
 
 @dataclass
@@ -123,9 +130,17 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
         LoadError: when the options do not fit the model (e.g. the number of joint
             names differs from the degrees of freedom, or limits name unknown joints).
     """
+    control = naming.ros2_control
     try:
-        tree = build_frame_tree(model, list(naming.joint_names) or None, naming.joint_prefix,
-                                naming.gripper_joints)
+        limits = normalise_limits(naming.position_limits)
+        if naming.hebi_config is not None:
+            hebi = hebi_arm(model, naming.hebi_config, naming.gripper_joints)
+            tree = hebi.frame_tree(model)
+            limits = hebi.limits_under(limits)[0]
+            control = control and hebi.ros2_control(control.hardware)
+        else:
+            tree = build_frame_tree(model, list(naming.joint_names) or None,
+                                    naming.joint_prefix, naming.gripper_joints)
     except ValueError as exc:
         raise LoadError(str(exc)) from None
     name = naming.robot_name or (os.path.splitext(os.path.basename(source))[0]
@@ -136,11 +151,11 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
     try:
         notes: List[str] = []       # what urdf_notes gives, from the same export
         urdf = document(to_urdf_tree(
-            model, name, tree=tree, position_limits=naming.position_limits,
+            model, name, tree=tree, position_limits=limits,
             exact_masses=naming.exact_masses, mesh_dir=naming.mesh_dir or None,
             meshes=naming.meshes, notes=notes))
-        if naming.ros2_control is not None:
-            urdf = add_ros2_control(urdf, naming.ros2_control)
+        if control is not None:
+            urdf = add_ros2_control(urdf, control)
     except ValueError as exc:
         raise LoadError(str(exc)) from None
     fixed_pairs = [(prefix + j.parent, prefix + j.child) for j in fixed]

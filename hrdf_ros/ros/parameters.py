@@ -26,8 +26,11 @@ from typing import Dict, Optional, Tuple
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 
 from ..export.limits import read_limits
+from ..hrdf.arm_config import read_arm_config
+from ..hrdf.diagnostics import HrdfError
 from ..export.mesh_sources import MESH_MODES, MeshSourceError, mesh_source
 from ..export.ros2_control import HARDWARE_PLUGINS, Ros2ControlOptions
 from .joint_input import MISSING_JOINT_POLICIES
@@ -102,9 +105,9 @@ _RATE = (0.0, MAX_PUBLISH_FREQUENCY)
 #: Every parameter of ``hrdf_ros_node``, in the order the reference lists them.
 PARAMETERS: Tuple[ParameterSpec, ...] = (
     ParameterSpec(
-        'hrdf_file', '', 'HRDF file (required). Setting it at run time reloads the robot; '
-        'a file that does not load is refused with its errors and the running model '
-        'stays.', 'settable',
+        'hrdf_file', '', 'HRDF file (required, unless `hebi_config` names one). Setting it '
+        'at run time reloads the robot; a file that does not load is refused with its '
+        'errors and the running model stays.', 'settable',
         shown_default='required'),
     ParameterSpec(
         'robot_description', '', 'The URDF generated from the HRDF; only the node sets it '
@@ -137,7 +140,15 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'the default).'),
     ParameterSpec(
         'joint_names', [''], 'Explicit joint names, in HEBI joint order (default: an '
-        'element\'s HRDF `tag`, else `J1, J2, ...`).', shown_default='empty'),
+        'element\'s HRDF `tag`, else `J1, J2, ...`; not with `hebi_config`).',
+        shown_default='empty'),
+    ParameterSpec(
+        'hebi_config', '', 'A HEBI arm config (`PATH.cfg.yaml`, or `PKG:FILE` in an '
+        'installed package): its `names` are the joint names, the gripper\'s finger joint '
+        'is HEBI\'s `end_effector_1/input_l_finger`, its gains bound the velocity and '
+        'effort limits, its `hrdf` is the default `hrdf_file`, and `ros2_control: hebi` '
+        'tells hebi_hardware its `config_pkg` and `config_file` '
+        '(`hrdf_ros.export.hebi_arm`); as `hrdf urdf --hebi-config`.'),
     ParameterSpec(
         'missing_joints', 'last', 'Position of a joint absent from a joint_states message: '
         'its last value or zero (a gripper\'s finger joint always keeps its last '
@@ -164,14 +175,8 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
     ParameterSpec(
         'ros2_control', '', 'Add a `<ros2_control>` block for every movable joint to the '
         'URDF, with that hardware (`hrdf_ros.export.ros2_control`); empty: none. `hebi` '
-        'also needs `hebi_config_pkg` and `hebi_config_file`.',
+        'also needs `hebi_config`, in a ROS package.',
         choices=('',) + tuple(HARDWARE_PLUGINS)),
-    ParameterSpec(
-        'hebi_config_pkg', '', 'With `ros2_control: hebi`: the package of HEBI\'s robot '
-        'config (hebi_hardware `config_pkg`).'),
-    ParameterSpec(
-        'hebi_config_file', '', 'With `ros2_control: hebi`: the config file in that '
-        'package\'s share folder (hebi_hardware `config_file`).'),
     ParameterSpec(
         'gripper_joints', True, 'An X5Parallel/R8Parallel gripper gets its finger joint '
         '`gripper_joint` and mimic joints (URDF and /tf); false: one rigid end effector, '
@@ -243,20 +248,34 @@ def publish_limits(node: Node) -> Tuple[bool, int]:
     return ignore, throttle_interval_ns(node.get_parameter('publish_frequency').value, ignore)
 
 
-def _ros2_control(node: Node):
-    """``ros2_control`` ('' none, mock, gazebo, hebi) with ``hebi_config_pkg`` and
-    ``hebi_config_file`` as :class:`Ros2ControlOptions`, or ``None``."""
+def _hebi_config(node: Node, strict: bool):
+    """The ``hebi_config`` (:class:`~hrdf_ros.hrdf.arm_config.ArmConfig`) with its
+    warnings logged, or ``None``."""
+    spec = declare(node, 'hebi_config')
+    if not spec:
+        return None
+    try:
+        config = read_arm_config(spec, strict=strict)
+    except HrdfError as exc:
+        raise StartupError(f'hebi_config: {exc}') from None
+    for warning in config.warnings:
+        node.get_logger().warning(str(warning))
+    return config
+
+
+def _ros2_control(node: Node, config) -> Optional[Ros2ControlOptions]:
+    """``ros2_control`` ('' none, mock, gazebo, hebi) as :class:`Ros2ControlOptions`
+    (the config and gripper joint filled in when the robot is loaded), or ``None``."""
     hardware = declare(node, 'ros2_control')
-    package = declare(node, 'hebi_config_pkg')
-    config = declare(node, 'hebi_config_file')
     if not hardware:
         return None
-    options = Ros2ControlOptions(hardware, package, config)
-    try:
-        options.check([])
-    except ValueError as exc:
-        raise StartupError(f'ros2_control: {exc}') from None
-    return options
+    if hardware == 'hebi' and config is None:
+        raise StartupError('ros2_control: hebi needs hebi_config (a HEBI arm config, '
+                           'PATH.cfg.yaml or PKG:FILE)')
+    if hardware == 'hebi' and not config.in_package:
+        raise StartupError(f'ros2_control: hebi: {config.path} is in no ROS package, and '
+                           'hebi_hardware finds its config through one')
+    return Ros2ControlOptions(hardware)
 
 
 def declare_parameters(node: Node) -> NodeParameters:
@@ -267,8 +286,9 @@ def declare_parameters(node: Node) -> NodeParameters:
         StartupError: ``hrdf_file`` missing, a value of the wrong type (e.g. an integer
             ``publish_frequency``: write ``10.0``), a frequency outside [0, 1000] Hz, an
             unknown ``missing_joints`` policy, an unreadable or invalid
-            ``position_limits_file``, or an unknown ``ros2_control`` hardware (``hebi``
-            without ``hebi_config_pkg``/``hebi_config_file``).
+            ``position_limits_file``, an unreadable or invalid ``hebi_config`` (or one
+            beside ``joint_names``), or an unknown ``ros2_control`` hardware (``hebi``
+            without a ``hebi_config`` in a ROS package).
     """
     with refused_values():
         return _declare(node)
@@ -294,10 +314,17 @@ def refused_values():
 
 
 def _declare(node: Node) -> NodeParameters:
+    strict = bool(declare(node, 'strict'))
+    config = _hebi_config(node, strict)
     path = declare(node, 'hrdf_file')
+    if not path and config is not None and config.hrdf:    # the config's, shown as set
+        path = config.hrdf
+        node.set_parameters([Parameter('hrdf_file', value=path)])
     frequency = float(declare(node, 'publish_frequency'))
     republish = float(declare(node, 'republish_frequency'))
-    names = declare(node, 'joint_names')
+    names = [n for n in declare(node, 'joint_names') or [] if n]
+    if names and config is not None:
+        raise StartupError('joint_names and hebi_config both name the joints: set one')
     limits_file = declare(node, 'position_limits_file')
     try:
         limits = read_limits(limits_file) if limits_file else {}
@@ -317,18 +344,18 @@ def _declare(node: Node) -> NodeParameters:
         robot_name=declare(node, 'robot_name'),
         frame_prefix=declare(node, 'frame_prefix'),
         joint_prefix=declare(node, 'joint_prefix'),
-        joint_names=tuple(n for n in (names or []) if n),
+        joint_names=tuple(names), hebi_config=config,
         position_limits=limits,
         mesh_dir=mesh_dir, meshes=meshes,
         exact_masses=bool(declare(node, 'exact_masses')),
-        ros2_control=_ros2_control(node),
+        ros2_control=_ros2_control(node, config),
         gripper_joints=bool(declare(node, 'gripper_joints')))
     missing_joints = declare(node, 'missing_joints')
     ignore_timestamp = bool(declare(node, 'ignore_timestamp'))
-    strict = bool(declare(node, 'strict'))
     if not path:
         raise StartupError('parameter "hrdf_file" is required '
-                           '(--ros-args -p hrdf_file:=/path/to/robot.hrdf)')
+                           '(--ros-args -p hrdf_file:=/path/to/robot.hrdf), or a '
+                           'hebi_config that names one')
     if missing_joints not in MISSING_JOINT_POLICIES:
         raise StartupError(f'missing_joints must be one of '
                            f'{", ".join(MISSING_JOINT_POLICIES)}, got "{missing_joints}"')

@@ -29,7 +29,7 @@ def start_node_process(hrdf_file: str, parameters: Optional[dict] = None,
     """Start ``hrdf_ros_node`` as its own process (``python -m hrdf_ros.ros.node``).
 
     Args:
-        hrdf_file: HRDF path given as the ``hrdf_file`` parameter.
+        hrdf_file: HRDF path given as the ``hrdf_file`` parameter (empty: not given).
         parameters: further ``name: value`` ROS parameters.
         stderr: where the node's stderr goes (default: inherited).
         namespace: ROS namespace of the node (e.g. ``/left``); default: none.
@@ -37,8 +37,9 @@ def start_node_process(hrdf_file: str, parameters: Optional[dict] = None,
     Returns:
         The process; stop it with :func:`stop_node_process`.
     """
-    args = [sys.executable, '-m', 'hrdf_ros.ros.node', '--ros-args', '-p',
-            f'hrdf_file:={hrdf_file}']
+    args = [sys.executable, '-m', 'hrdf_ros.ros.node', '--ros-args']
+    if hrdf_file:
+        args += ['-p', f'hrdf_file:={hrdf_file}']
     for name, value in (parameters or {}).items():
         args += ['-p', f'{name}:={value}']
     if namespace:

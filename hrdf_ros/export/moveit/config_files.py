@@ -15,8 +15,11 @@ writes them, with the additions MoveIt 2 needs to plan and execute:
   duration scaling 1.2 as Setup Assistant's examples) and one ``FollowJointTrajectory``
   controller per group;
 * ros2_controllers: controller_manager at 100 Hz, ``joint_state_broadcaster`` and a
-  ``joint_trajectory_controller`` per group (position command; position and velocity
-  state; ``allow_nonzero_velocity_at_trajectory_end``, as Setup Assistant writes);
+  ``joint_trajectory_controller`` per group (position and velocity command, as every
+  hebi_bringup controllers file: HEBI's gains are made for a position target with a
+  velocity feed-forward, and hebi_hardware sends NaN, "none", for a velocity nobody
+  commands; position and velocity state; ``allow_nonzero_velocity_at_trajectory_end``,
+  as Setup Assistant writes);
 * a parallel gripper's controllers in both files: :mod:`.gripper_groups`.
 """
 from __future__ import annotations
@@ -25,8 +28,8 @@ from typing import Dict, Mapping, Sequence
 
 import yaml
 
-from .gripper_groups import (GripperGroup, moveit_controller_entries,
-                             ros2_controller_entries)
+from ..ros2_control import DEFAULT_ROS_DISTRO
+from .gripper_groups import GripperGroup, moveit_controller_entries, ros2_controller_entries
 from .groups import PlanningGroup
 from .limits import JointLimits
 
@@ -47,7 +50,7 @@ TRAJECTORY_EXECUTION = {'allowed_execution_duration_scaling': 1.2,
                         'allowed_start_tolerance': 0.01,
                         'execution_duration_monitoring': True}
 #: Interfaces the trajectory controllers claim.
-CONTROLLER_COMMAND_INTERFACES = ['position']
+CONTROLLER_COMMAND_INTERFACES = ['position', 'velocity']
 CONTROLLER_STATE_INTERFACES = ['position', 'velocity']
 
 
@@ -72,7 +75,8 @@ def kinematics_yaml(groups: Sequence[PlanningGroup]) -> str:
 
 def joint_limits_yaml(limits: Mapping[str, JointLimits]) -> str:
     """config/joint_limits.yaml: limits of every movable joint (rad, rad/s, rad/s^2, N m;
-    m, m/s, m/s^2, N for prismatic joints)."""
+    m, m/s, m/s^2, N for prismatic joints); the header names where each joint's velocity
+    and effort come from when that is not the modules' rated values."""
     joints: Dict[str, dict] = {}
     for name, limit in limits.items():
         entry = {'has_velocity_limits': True, 'max_velocity': limit.velocity,
@@ -82,12 +86,16 @@ def joint_limits_yaml(limits: Mapping[str, JointLimits]) -> str:
         if limit.lower is not None:
             entry.update(min_position=limit.lower, max_position=limit.upper)
         joints[name] = entry
+    sources = ''.join(f'\n  {name}: {limit.source}' for name, limit in limits.items()
+                      if not limit.source.endswith(' rated'))
     return _yaml(
         'Joint limits for MoveIt (hrdf_ros): velocity and effort are the modules\' rated\n'
-        'values (HRDF <joint>s: defaults), acceleration = velocity / 0.5 s; see\n'
-        'hrdf_ros\'s doc/explanation/moveit_package.md. Units: rad, rad/s, rad/s^2, N m\n'
-        '(m, m/s, m/s^2, N if prismatic).\n'
-        'Scale them per request with the scaling factors below.', {
+        'values (HRDF <joint>s: defaults), lowered to a HEBI arm config\'s gains bounds,\n'
+        'acceleration = velocity / 0.5 s; see hrdf_ros\'s\n'
+        'doc/explanation/moveit_package.md. Units: rad, rad/s, rad/s^2, N m\n'
+        '(m, m/s, m/s^2, N if prismatic).'
+        + (f'\nOther sources of velocity and effort:{sources}' if sources else '')
+        + '\nScale them per request with the scaling factors below.', {
             'default_velocity_scaling_factor': DEFAULT_SCALING,
             'default_acceleration_scaling_factor': DEFAULT_SCALING,
             'joint_limits': joints})
@@ -100,16 +108,18 @@ def pilz_cartesian_limits_yaml() -> str:
 
 
 def moveit_controllers_yaml(groups: Sequence[PlanningGroup],
-                            grippers: Sequence[GripperGroup] = ()) -> str:
+                            grippers: Sequence[GripperGroup] = (),
+                            distro: str = DEFAULT_ROS_DISTRO) -> str:
     """config/moveit_controllers.yaml: trajectory execution, one FollowJointTrajectory
-    controller per group and one ParallelGripperCommand controller per gripper."""
+    controller per group and one gripper controller per gripper (its handler type for
+    ``distro``: :data:`~hrdf_ros.export.ros2_control.GRIPPER_CONTROLLERS`)."""
     manager = {'controller_names': [g.controller for g in list(groups) + list(grippers)]}
     for group in groups:
         manager[group.controller] = {'type': 'FollowJointTrajectory',
                                      'joints': list(group.joints),
                                      'action_ns': 'follow_joint_trajectory',
                                      'default': True}
-    manager.update(moveit_controller_entries(grippers))
+    manager.update(moveit_controller_entries(grippers, distro))
     return _yaml('MoveIt uses this configuration for controller management (hrdf_ros).', {
         'trajectory_execution': dict(TRAJECTORY_EXECUTION),
         'moveit_controller_manager':
@@ -118,14 +128,16 @@ def moveit_controllers_yaml(groups: Sequence[PlanningGroup],
 
 
 def ros2_controllers_yaml(groups: Sequence[PlanningGroup],
-                          grippers: Sequence[GripperGroup] = ()) -> str:
+                          grippers: Sequence[GripperGroup] = (),
+                          distro: str = DEFAULT_ROS_DISTRO) -> str:
     """config/ros2_controllers.yaml: controller_manager, joint_state_broadcaster, a
-    joint_trajectory_controller per group and a gripper action controller per gripper."""
+    joint_trajectory_controller per group and a gripper action controller per gripper
+    (the type ``distro`` ships: :data:`~hrdf_ros.export.ros2_control.GRIPPER_CONTROLLERS`)."""
     manager = {'update_rate': CONTROLLER_UPDATE_RATE}
     for group in groups:
         manager[group.controller] = {
             'type': 'joint_trajectory_controller/JointTrajectoryController'}
-    gripper_controllers = ros2_controller_entries(grippers)
+    gripper_controllers = ros2_controller_entries(grippers, distro)
     for name, (kind, _) in gripper_controllers.items():
         manager[name] = {'type': kind}
     manager['joint_state_broadcaster'] = {

@@ -7,18 +7,20 @@ entries the YAML files add for it.
 
 * SRDF: a group named after the gripper (``gripper``) holding every joint of the
   gripper (finger, mimic and fixed joints, so all its links); named states ``open``
-  (finger joint at its lower limit) and ``close`` (upper limit); an ``<end_effector>``
-  with that group on the arm's tip (the ``end_effector`` link, hebi-py's end-effector
-  frame) and the planning group ending there as ``parent_group``.
-* ``ros2_controllers.yaml``: ``parallel_gripper_action_controller/GripperActionController``
-  on the finger joint (ros2_controllers' ``parallel_gripper_controller`` package, in
-  Jazzy 4.x and Kilted 5.x; Jazzy's ``position_controllers/GripperActionController``
-  is gone from Kilted), action ``<controller>/gripper_cmd``
-  (control_msgs/ParallelGripperCommand), ``allow_stalling: true`` (a grasp stops the
-  fingers short of the goal).
-* ``moveit_controllers.yaml``: MoveIt's simple controller manager's gripper handler for
-  that action, type ``ParallelGripperCommand`` (Jazzy and Kilted; its ``GripperCommand``
-  type talks control_msgs/GripperCommand, which Kilted's controller no longer serves).
+  (finger joint 0) and ``close`` (:data:`~hrdf_ros.export.gripper.HEBI_HARDWARE_CLOSED`,
+  0.365 pi rad: the position hebi_hardware reports for a fully closed gripper, inside the
+  joint's 0 .. 0.37 pi range); an ``<end_effector>`` with that group on the arm's tip
+  (the ``end_effector`` link, hebi-py's end-effector frame) and the planning group
+  ending there as ``parent_group``.
+* The action controller depends on the ROS distribution (:data:`hrdf_ros.export.ros2_control.GRIPPER_CONTROLLERS`):
+  Jazzy: ``position_controllers/GripperActionController`` (ros2_controllers'
+  ``gripper_controllers``; control_msgs/GripperCommand), as HEBI documents for its arms
+  (hebi_ros2_examples' README), with MoveIt's ``GripperCommand`` handler; Kilted, where
+  ``gripper_controllers`` is gone: ``parallel_gripper_action_controller/
+  GripperActionController`` (``parallel_gripper_controller``;
+  control_msgs/ParallelGripperCommand) with MoveIt's ``ParallelGripperCommand``
+  handler. Both on the finger joint, action ``<controller>/gripper_cmd``,
+  ``allow_stalling: true`` (a grasp stops the fingers short of the goal).
 """
 from __future__ import annotations
 
@@ -26,17 +28,13 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 from ..frame_tree import FrameTree
+from ..gripper import HEBI_HARDWARE_CLOSED
+from ..ros2_control import DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS
 from ..urdf_structure import UrdfStructure
 from .groups import PlanningGroup
 
-#: ros2_controllers' parallel gripper action controller (Jazzy, Kilted).
-GRIPPER_CONTROLLER_TYPE = 'parallel_gripper_action_controller/GripperActionController'
-#: Its package (exec_depend of the MoveIt config package).
-GRIPPER_CONTROLLER_PACKAGE = 'parallel_gripper_controller'
-#: Its action server, relative to the controller.
+#: The gripper controller's action server, relative to the controller.
 GRIPPER_ACTION = 'gripper_cmd'
-#: MoveIt simple controller manager's handler for that action.
-MOVEIT_GRIPPER_TYPE = 'ParallelGripperCommand'
 
 
 @dataclass(frozen=True)
@@ -49,7 +47,7 @@ class GripperGroup:
         joints: every joint of the gripper (finger, mimic, fixed).
         parent_link: the link the end effector hangs on (the arm's tip).
         parent_group: the planning group ending at ``parent_link``, or ``None``.
-        lower, upper: finger joint limits, rad: the ``open`` and ``close`` states.
+        lower, upper: finger joint limits, rad.
     """
 
     name: str
@@ -67,8 +65,12 @@ class GripperGroup:
 
     @property
     def states(self) -> Dict[str, Dict[str, float]]:
-        """``{state: {finger joint: value}}``: ``open`` and ``close``."""
-        return {'open': {self.joint: self.lower}, 'close': {self.joint: self.upper}}
+        """``{state: {finger joint: value (rad)}}``: ``open`` (0, or the lower limit when
+        0 is outside the range) and ``close`` (:data:`HEBI_HARDWARE_CLOSED`, or the upper
+        limit when that is outside the range)."""
+        return {'open': {self.joint: min(max(0.0, self.lower), self.upper)},
+                'close': {self.joint: min(max(HEBI_HARDWARE_CLOSED, self.lower),
+                                          self.upper)}}
 
 
 def gripper_groups(tree: FrameTree, urdf: UrdfStructure,
@@ -85,14 +87,17 @@ def gripper_groups(tree: FrameTree, urdf: UrdfStructure,
     return out
 
 
-def moveit_controller_entries(grippers: Sequence[GripperGroup]) -> Dict[str, dict]:
+def moveit_controller_entries(grippers: Sequence[GripperGroup],
+                              distro: str = DEFAULT_ROS_DISTRO) -> Dict[str, dict]:
     """``{controller: moveit_simple_controller_manager entry}`` of the grippers."""
-    return {g.controller: {'type': MOVEIT_GRIPPER_TYPE, 'joints': [g.joint],
-                           'action_ns': GRIPPER_ACTION, 'default': True} for g in grippers}
+    kind = GRIPPER_CONTROLLERS[distro][2]
+    return {g.controller: {'type': kind, 'joints': [g.joint], 'action_ns': GRIPPER_ACTION,
+                           'default': True} for g in grippers}
 
 
-def ros2_controller_entries(grippers: Sequence[GripperGroup]) -> Dict[str, dict]:
+def ros2_controller_entries(grippers: Sequence[GripperGroup],
+                            distro: str = DEFAULT_ROS_DISTRO) -> Dict[str, tuple]:
     """``{controller: (type, ros__parameters)}`` of the grippers for ros2_controllers.yaml."""
-    return {g.controller: (GRIPPER_CONTROLLER_TYPE, {'joint': g.joint,
-                                                     'allow_stalling': True})
+    kind = GRIPPER_CONTROLLERS[distro][0]
+    return {g.controller: (kind, {'joint': g.joint, 'allow_stalling': True})
             for g in grippers}

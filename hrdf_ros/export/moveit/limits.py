@@ -66,14 +66,15 @@ class JointLimits:
 
 
 def joint_limits(model: RobotModel, tree: FrameTree, urdf: UrdfStructure,
-                 overrides: Optional[Mapping[str, JointLimit]] = None
-                 ) -> Dict[str, JointLimits]:
+                 overrides: Optional[Mapping[str, JointLimit]] = None,
+                 sources: Optional[Mapping[str, str]] = None) -> Dict[str, JointLimits]:
     """Limits of every movable URDF joint, URDF order (see the module docstring).
 
     Args:
         model, tree: the robot and its naming (which element each joint is).
         urdf: the URDF read back (position limits, joint types).
-        overrides: user values per joint name.
+        overrides: values per joint name (a user's, or a HEBI arm config's bounds).
+        sources: where a joint's overrides come from (default ``user``).
 
     Raises:
         ValueError: overrides name joints the URDF does not move.
@@ -113,6 +114,7 @@ def joint_limits(model: RobotModel, tree: FrameTree, urdf: UrdfStructure,
             if user.has_position:
                 changes.update(lower=user.lower, upper=user.upper)
             if changes:
-                limits = replace(limits, source='user', **changes)
+                limits = replace(limits, source=(sources or {}).get(joint.name, 'user'),
+                                 **changes)
         out[joint.name] = limits
     return out

@@ -21,21 +21,25 @@ import numpy as np
 
 from ...model import RobotModel
 from ..frame_tree import FrameTree, build_frame_tree
-from ..ros2_control import Ros2ControlOptions, ros2_control_xacro
-from ..urdf import to_urdf
+from ..hebi_arm import HebiArm
+from ..ros2_control import (DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS, Ros2ControlOptions,
+                            ros2_control_xacro)
+from ..urdf import to_urdf, to_xacro
 from ..urdf_structure import parse_urdf
 from . import config_files as cf
 from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, collision_matrix
 from .collision_shapes import CollisionShapes, collision_shapes
-from .gripper_groups import GRIPPER_CONTROLLER_PACKAGE, GripperGroup, gripper_groups
+from .gripper_groups import GripperGroup, gripper_groups
 from .groups import PlanningGroup, planning_groups
 from ..limits import JointLimit, joint_limits as normalise_limits
 from ..meshes import export_meshes
 from .limits import joint_limits
 from .link_poses import LinkPoser
-from .srdf import WORLD_FRAME, srdf_text
+from .srdf import WORLD_FRAME, srdf_text, srdf_xacro
 from .states import home_state, zero_state
 
+#: Where a HEBI arm config that sits in no package is installed, in the package.
+HEBI_CONFIG_DIR = 'config/hebi'
 #: moveit_configs_utils launch bundles, one ``launch/<bundle>.launch.py`` each.
 LAUNCH_BUNDLES = ('demo', 'move_group', 'moveit_rviz', 'rsp', 'setup_assistant',
                   'spawn_controllers', 'static_virtual_joint_tfs', 'warehouse_db')
@@ -116,6 +120,26 @@ def _checked_pairs(shapes: CollisionShapes, disabled: Mapping) -> List[tuple]:
             if (a, b) not in disabled]
 
 
+def _hebi_config_files(hebi: HebiArm, package: str) -> Dict[str, str]:
+    """The files a config in no package needs, at their place in the package."""
+    files = {}
+    for relative, path in hebi.config.files.items():
+        if relative.startswith('../'):
+            raise ValueError(f'{hebi.config.path} names {path}, outside its own folder: '
+                             'to be installed with the package, a config in no package '
+                             'must have its HRDF and gains in its folder or below')
+        with open(path, encoding='utf-8') as handle:
+            files[f'{HEBI_CONFIG_DIR}/{relative}'] = handle.read()
+    return files
+
+
+def _hardware(control: Ros2ControlOptions) -> Dict[str, str]:
+    """The xacro defaults: hardware switches and hebi_hardware's config."""
+    return {'use_mock_hardware': str(control.hardware == 'mock').lower(),
+            'sim_gazebo': str(control.hardware == 'gazebo').lower(),
+            'config_pkg': control.hebi_config_pkg, 'config_file': control.hebi_config_file}
+
+
 def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J',
                    tree: Optional[FrameTree] = None,
                    limits: Optional[Mapping] = None,
@@ -124,13 +148,15 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
                    package_name: Optional[str] = None,
                    author_name: str = DEFAULT_AUTHOR, author_email: str = DEFAULT_EMAIL,
                    timestamp: Optional[int] = None, mesh_dir: Optional[str] = None,
-                   meshes: str = 'auto', gripper_joints: bool = True) -> MoveItPackage:
+                   meshes: str = 'auto', gripper_joints: bool = True,
+                   hebi: Optional[HebiArm] = None,
+                   ros_distro: str = DEFAULT_ROS_DISTRO) -> MoveItPackage:
     """Every file of the MoveIt config package of ``model``.
 
     Args:
         model: the robot.
         robot_name: URDF/SRDF robot name and file stem.
-        joint_prefix: generated joint names (when ``tree`` is not given).
+        joint_prefix: generated joint names (when ``tree`` and ``hebi`` are not given).
         tree: the model's frame tree (default :func:`~..frame_tree.build_frame_tree`).
         limits: user limits per joint, ``{joint: [lower, upper] | mapping | JointLimit}``
             (:mod:`hrdf_ros.export.limits`); position, velocity and effort also go into
@@ -146,10 +172,18 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
             collision matrix, does not depend on them).
         gripper_joints: parallel grippers get their finger joint, group, end effector
             and controllers (:mod:`.gripper_groups`; ignored when ``tree`` is given).
+        hebi: a HEBI arm config applied to the model (:mod:`hrdf_ros.export.hebi_arm`):
+            its joint names and gripper joint (and its ``gripper_joints``, not this
+            function's), gains limits (under ``limits``) and the
+            ``config_pkg``/``config_file`` hebi_hardware is started with; a config in no
+            package is installed under ``config/hebi/`` and this package named.
+        ros_distro: ``jazzy`` or ``kilted``: the gripper controller
+            (:data:`~hrdf_ros.export.ros2_control.GRIPPER_CONTROLLERS`).
 
     Raises:
-        ValueError: an unusable robot name, package name or e-mail, invalid limits or
-            ros2_control options, or names the URDF cannot hold.
+        ValueError: an unusable robot name, package name, e-mail or distribution,
+            invalid limits or ros2_control options, names the URDF cannot hold, or a
+            config in no package whose files are outside its folder.
         ImportError: python-fcl missing while ``samples`` > 0.
     """
     if not _ROBOT_NAME.fullmatch(robot_name or ''):
@@ -160,10 +194,23 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         raise ValueError(f'package name "{package}" is not a valid ROS package name')
     if not _EMAIL.fullmatch(author_email):
         raise ValueError(f'"{author_email}" is not an e-mail address')
-    control = ros2_control or Ros2ControlOptions()
+    if ros_distro not in GRIPPER_CONTROLLERS:
+        raise ValueError(f'ROS distribution must be one of {", ".join(GRIPPER_CONTROLLERS)}, '
+                         f'got "{ros_distro}"')
+    overrides: Dict[str, JointLimit] = normalise_limits(limits)
+    sources: Dict[str, str] = {}
+    if hebi is not None:
+        tree = tree or hebi.frame_tree(model)
+        overrides, sources = hebi.limits_under(overrides)
     tree = tree or build_frame_tree(model, joint_prefix=joint_prefix,
                                     gripper_joints=gripper_joints)
-    overrides: Dict[str, JointLimit] = normalise_limits(limits)
+    control = ros2_control or Ros2ControlOptions()
+    if hebi is not None:    # hebi_hardware finds the config in its package, or in this one
+        control = replace(
+            control, hebi_gripper_joint=hebi.gripper_joint,
+            hebi_config_pkg=hebi.config.config_pkg or package,
+            hebi_config_file=hebi.config.config_file
+            or f'{HEBI_CONFIG_DIR}/{os.path.basename(hebi.config.path)}')
     urdf_text = to_urdf(model, robot_name, tree=tree, position_limits=overrides,
                         mesh_dir=mesh_dir, meshes=meshes)
     urdf = parse_urdf(urdf_text)
@@ -172,12 +219,13 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
     if not control.hebi_gripper_joint and len(tree.grippers) == 1:
         control = replace(control, hebi_gripper_joint=tree.grippers[0].joint)
     control.check(joints)
-    limit_values = joint_limits(model, tree, urdf, overrides)
+    limit_values = joint_limits(model, tree, urdf, overrides, sources)
     gripper_links = [link for g in tree.grippers for link in g.links.values()]
     groups = planning_groups(urdf, tree.end_effector_links, gripper_links) if joints else []
     grippers = gripper_groups(tree, urdf, groups)
     poser = LinkPoser(model, tree, urdf)
     notes = [] if groups else ['the robot has no degree of freedom: no planning group']
+    notes += list(hebi.notes) if hebi is not None else []
     notes += [n[len('meshes: '):] for n in export_meshes(model, mesh_dir, meshes)[2]]
     if samples:
         shapes = collision_shapes(urdf_text)
@@ -196,16 +244,17 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
     initial.update({name: m * initial[source] + o for name, (source, m, o) in mimic.items()})
     macro = f'{ros_name(robot_name)}_ros2_control'
     env = _environment()
+    hardware = _hardware(control)
+    depends = EXEC_DEPENDS + ((GRIPPER_CONTROLLERS[ros_distro][1],) if grippers else ())
+    if hebi is not None:
+        depends += ('hebi_hardware',) + ((hardware['config_pkg'],)
+                                         if hardware['config_pkg'] != package else ())
     context = {'package': package, 'robot': robot_name, 'source': model.path,
                'author_name': author_name, 'author_email': author_email,
-               'exec_depends': EXEC_DEPENDS + ((GRIPPER_CONTROLLER_PACKAGE,) if grippers
-                                               else ()),
-               'hardware': control.hardware,
-               'hebi_config_pkg': control.hebi_config_pkg,
-               'hebi_config_file': control.hebi_config_file,
-               'hebi_gripper_joint': control.hebi_gripper_joint, 'macro': macro,
+               'exec_depends': depends, 'macro': macro, **hardware,
                'system': control.name or f'{ros_name(robot_name)}_system',
                'fixed_frame': WORLD_FRAME, **_view(poser, urdf.links)}
+    srdf = srdf_text(urdf, groups, states, disabled, grippers)
     files = {
         'package.xml': env.get_template('package.xml.jinja').render(context),
         'CMakeLists.txt': env.get_template('CMakeLists.txt.jinja').render(context),
@@ -213,22 +262,32 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
             package, robot_name, author_name, author_email,
             int(time.time()) if timestamp is None else timestamp),
         f'config/{robot_name}.urdf': urdf_text,
+        f'config/{robot_name}.macro.xacro': to_xacro(
+            model, robot_name, standalone=False, tree=tree, position_limits=overrides,
+            mesh_dir=mesh_dir, meshes=meshes),
         f'config/{robot_name}.urdf.xacro':
             env.get_template('config/robot.urdf.xacro.jinja').render(context),
-        f'config/{robot_name}.ros2_control.xacro': ros2_control_xacro(macro, joints,
-                                                                      list(mimic)),
-        f'config/{robot_name}.srdf': srdf_text(urdf, groups, states, disabled, grippers),
+        f'config/{robot_name}.ros2_control.xacro': ros2_control_xacro(
+            macro, joints, list(mimic), control.hebi_gripper_joint),
+        f'config/{robot_name}.srdf': srdf,
+        f'config/{robot_name}.srdf.xacro': srdf_xacro(srdf),
         'config/initial_positions.yaml': cf.initial_positions_yaml(robot_name, initial),
         'config/kinematics.yaml': cf.kinematics_yaml(groups),
         'config/joint_limits.yaml': cf.joint_limits_yaml(limit_values),
         'config/pilz_cartesian_limits.yaml': cf.pilz_cartesian_limits_yaml(),
-        'config/moveit_controllers.yaml': cf.moveit_controllers_yaml(groups, grippers),
-        'config/ros2_controllers.yaml': cf.ros2_controllers_yaml(groups, grippers),
+        'config/moveit_controllers.yaml': cf.moveit_controllers_yaml(groups, grippers,
+                                                                     ros_distro),
+        'config/ros2_controllers.yaml': cf.ros2_controllers_yaml(groups, grippers,
+                                                                 ros_distro),
         'config/moveit.rviz': env.get_template('config/moveit.rviz.jinja').render(context),
     }
+    if hebi is not None and not hebi.config.in_package:
+        files.update(_hebi_config_files(hebi, package))
     launch = env.get_template('launch/bundle.launch.py.jinja')
     for bundle in LAUNCH_BUNDLES:
         files[f'launch/{bundle}.launch.py'] = launch.render(context, bundle=bundle)
+    files['launch/bringup.launch.py'] = env.get_template(
+        'launch/bringup.launch.py.jinja').render(context)
     return MoveItPackage(package, robot_name, files, groups, disabled, notes, grippers)
 
 
