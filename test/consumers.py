@@ -48,11 +48,13 @@ TOL = 1e-9
 
 @dataclass(frozen=True)
 class Case:
-    """One robot: an HRDF file, or HRDF text (``path`` None)."""
+    """One robot: an HRDF file, or HRDF text (``path`` None); with ``config``, named and
+    limited by that HEBI arm config (:mod:`hrdf_ros.export.hebi_arm`)."""
 
     id: str
     path: Optional[str] = None
     text: Optional[str] = None
+    config: Optional[str] = None
 
     def model(self):
         return load(self.path) if self.path else loads(self.text)
@@ -91,9 +93,22 @@ def _loads(path):
 REAL_FILES = real_files()
 REAL_LOADED = [p for p in REAL_FILES if _loads(p)]
 REAL_NOT_LOADED = [p for p in REAL_FILES if p not in REAL_LOADED]
+#: HEBI arm configs whose names and limits the URDF takes: HEBI's gripper joint (a name
+#: with a slash), a sanitised name (A-2099-07's stray quote), gains-bounded limits.
+ARM_CONFIGS = [os.path.join(REPO, '..', 'shared', 'hebi_description', 'config', 'arms',
+                            f'{kit}.cfg.yaml') for kit in ('A-2085-06G', 'A-2099-07')]
+
+
+def _config_case(config):
+    from hrdf_ros.hrdf.arm_config import read_arm_config
+    return Case('config-' + os.path.basename(config)[:-len('.cfg.yaml')],
+                read_arm_config(config).hrdf, config=config)
+
+
 CASES = ([Case(kit_id(p), p) for p in KITS + [BUNDLED_ARM, HEXAPOD, HEXAPOD_18]]
          + [Case('geared_tree', text=GEARED_TREE)]
-         + [Case(real_id(p), p) for p in REAL_LOADED])
+         + [Case(real_id(p), p) for p in REAL_LOADED]
+         + [_config_case(c) for c in ARM_CONFIGS if os.path.isfile(c)])
 assert len({c.id for c in CASES}) == len(CASES), 'case ids must be unique'
 
 
@@ -113,6 +128,7 @@ class Reference:
             links of parallel grippers.
         masses: (n_com,) hebi-py's masses, kg.
         gripper_values: (N, grippers) finger joint positions, rad.
+        limits: {joint: JointLimit} the URDF is written with (a HEBI config's bounds).
     """
 
     model: object
@@ -123,6 +139,7 @@ class Reference:
     masses: np.ndarray
     hebi: object
     gripper_values: np.ndarray = None
+    limits: dict = None
 
     def values_by_joint(self, k, gripper=None, mimic=True):
         """{URDF joint name: value} of configuration k: the HRDF's joints, each gripper's
@@ -166,7 +183,12 @@ def mimic_values(gripper, value):
 
 def reference(case: Case, seed: int = 7) -> Reference:
     model = case.model()
-    tree = build_frame_tree(model)
+    tree, limits = build_frame_tree(model), {}
+    if case.config:
+        from hrdf_ros.export.hebi_arm import hebi_arm
+        from hrdf_ros.hrdf.arm_config import read_arm_config
+        arm = hebi_arm(model, read_arm_config(case.config))
+        tree, limits = arm.frame_tree(model), arm.limits_under()[0]
     hebi = case.hebi()
     rng = np.random.default_rng(seed)
     low = np.array([-0.5 if model.elements[e].motion[0] == 't' else -np.pi
@@ -185,7 +207,7 @@ def reference(case: Case, seed: int = 7) -> Reference:
         for k, part in enumerate(mechanism.PART_NAMES):
             poses[gripper.links[part]] = inputs[:, gripper.element] @ parts[:, k]
     return Reference(model, tree, q, q / ratios, poses, np.asarray(hebi.masses, float), hebi,
-                     grippers)
+                     grippers, limits)
 
 
 #: Largest pose error per consumer seen in this session (printed at the end of the run).
@@ -285,6 +307,7 @@ def write_urdf(ref, folder, web_meshes=True, **options):
     folder = str(folder)
     options.setdefault('mesh_dir', mesh_folder(ref.model, os.path.join(folder, 'meshes'),
                                                web_meshes))
+    options.setdefault('position_limits', ref.limits)
     path = os.path.join(folder, 'robot.urdf')
     text = to_urdf(ref.model, 'robot', tree=ref.tree, **options)
     with open(path, 'w', encoding='utf-8') as handle:

@@ -102,7 +102,8 @@ def test_hrdf_sdf_is_valid_and_drake_puts_every_frame_where_hebi_does(case, tmp_
     ref = reference(case)
     mesh_dir = mesh_folder(ref.model, tmp_path / 'meshes')
     path = str(tmp_path / 'robot.sdf')
-    text = to_sdf(ref.model, 'robot', tree=ref.tree, mesh_dir=mesh_dir)
+    text = to_sdf(ref.model, 'robot', tree=ref.tree, mesh_dir=mesh_dir,
+                  position_limits=ref.limits)
     assert count_visual_meshes(text) == visual_meshes(ref.model)
     with open(path, 'w', encoding='utf-8') as handle:
         handle.write(text)

@@ -49,6 +49,8 @@ def expected_effort(ref, name):
     from hrdf_ros.export.joints import joint_spec
     if name in ref.tree.gripper_joint_names:
         return GRIPPER_EFFORT
+    if name in (ref.limits or {}):
+        return ref.limits[name].effort
     element = ref.model.elements[ref.model.dof_elements[ref.tree.dof_names.index(name)]]
     spec = joint_spec(element)
     return math.inf if spec.limit_attributes() is None else float(
