@@ -189,19 +189,20 @@ def test_home_is_not_singular_and_collision_free(path):
                sorted(shapes.links)[i + 1:] if (a, b) not in package.disabled
                and not {a, b} & set(shapes.opaque)]
     checker = CollisionChecker(shapes, poser)
+    values = poser.default_values()       # every group at its home at once
     for group in package.groups:
         [state] = [s for s in srdf.findall('group_state')
                    if (s.get('name'), s.get('group')) == ('home', group.name)]
-        values = poser.default_values()
         for joint in state:
             values[poser.joints.index(joint.get('name'))] = float(joint.get('value'))
-        assert np.all(values >= poser.lower) and np.all(values <= poser.upper)
+    assert np.all(values >= poser.lower) and np.all(values <= poser.upper)
+    assert not checker.colliding(values[None, :], checked, False).any()
+    for group in package.groups:
         score = conditioning(group, poser, values[None, :])[0]
         if conditioning(group, poser, poser.random_values(np.random.default_rng(1), 64)
                         ).max() < 1e-9:   # a tip on every joint axis: six rows instead
             score = conditioning(group, poser, values[None, :], all_rows=True)[0]
         assert score > NON_SINGULAR, (group.name, score)
-        assert not checker.colliding(values[None, :], checked, False).any()
 
 
 def test_package_names_are_ros_names():

@@ -110,6 +110,7 @@ class CollisionChecker:
         self._radius = np.linalg.norm(self._half, axis=1)
         self._shape_link = np.array([s.link for s in shapes.shapes], dtype=int)
         self._link_index = {name: k for k, name in enumerate(shapes.links)}
+        self._moving = None     # indices of the shapes of moving links, on first use
 
     def shape_pairs(self, pairs: Sequence[Pair]) -> Tuple[np.ndarray, np.ndarray]:
         """(K, 2) shape index pairs of the link pairs and (K,) the link pair of each."""
@@ -172,6 +173,26 @@ class CollisionChecker:
                                       self._fcl.DistanceRequest(),
                                       self._fcl.DistanceResult()) < self._margin
         return self._fcl.collide(self._objects[i], self._objects[j], self._request) > 0
+
+    def lowest(self, values: np.ndarray, moving_only: bool = False) -> np.ndarray:
+        """(N,) the lowest point (z in the root link's frame, m) of the bounding boxes of
+        the collision shapes (``moving_only``: of links that move with a joint), per
+        state; ``inf`` when there are none. A box contains its shape, so the shapes are
+        at least that high."""
+        if self._moving is None:    # links whose pose changes when the joints do
+            base = self._poser.default_values()
+            poses = self.link_poses(np.stack([base, base + 0.5, base - 0.5]))
+            moved = np.any(np.abs(poses - poses[:1]) > 1e-12, axis=(0, 2, 3))
+            self._moving = np.flatnonzero(moved[self._shape_link])
+        shapes = self._moving if moving_only else np.arange(len(self._shapes))
+        values = np.atleast_2d(values)
+        if not len(shapes):
+            return np.full(len(values), np.inf)
+        links = self._shape_link[shapes]
+        obb = self.link_poses(values)[:, links] @ self._obb[shapes]  # (N, S, 4, 4)
+        half = self._half[shapes] - _SLACK - self._margin / 2
+        depth = np.einsum('nsk,sk->ns', np.abs(obb[:, :, 2, :3]), half)
+        return (obb[:, :, 2, 3] - depth).min(axis=1)
 
     def colliding(self, values: np.ndarray, pairs: Sequence[Pair],
                   stop_after_first: bool) -> np.ndarray:
