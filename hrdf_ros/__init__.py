@@ -3,7 +3,8 @@
 The package is the pipeline, each layer importing only those before it:
 
 ``hrdf/`` (read HRDF) -> ``model`` (the resolved robot) -> ``kinematics/`` (frames,
-Jacobians, mass properties) -> ``export/`` (URDF, xacro, MoveIt 2) -> ``ros/`` (the node
+Jacobians, mass properties) -> ``export/`` (URDF, xacro, SDFormat, MJCF, MoveIt 2) ->
+``ros/`` (the node
 and its services; the only layer that imports rclpy). ``cli`` and ``demo`` sit on top.
 ``model`` is plain data that imports nothing of the package; ``hrdf/`` builds it.
 
@@ -24,7 +25,7 @@ import importlib
 
 #: public name -> the module defining it
 _PUBLIC = {
-    'to_urdf': '.export.urdf', 'to_xacro': '.export.urdf',
+    'to_urdf': '.export.urdf', 'to_xacro': '.export.urdf', 'to_mjcf': '.export.mjcf',
     'Diagnostic': '.hrdf.diagnostics', 'HrdfError': '.hrdf.diagnostics',
     'load': '.hrdf.reader', 'loads': '.hrdf.reader',
     'ValidationReport': '.hrdf.validation', 'validate_file': '.hrdf.validation',

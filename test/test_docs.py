@@ -54,6 +54,23 @@ def test_python_examples_run(page, workdir):
     _run_python(code, workdir)
 
 
+def test_mujoco_tutorial_runs(workdir):
+    """doc/tutorials/mujoco.md: write the model of a G kit as the page shows, then run
+    its Python example."""
+    pytest.importorskip('mujoco')
+    kit = os.path.join(REPO, '..', 'shared', 'hrdf', 'kits', 'A-2085-06G.hrdf')
+    if not os.path.isfile(kit):
+        pytest.skip('HEBI kits not found in ../shared/hrdf/kits')
+    page = 'doc/tutorials/mujoco.md'
+    [export] = [line for b in _blocks(page, 'bash') for line in b.splitlines()
+                if line.startswith('hrdf mjcf')]
+    _run_hrdf(export.replace('A-2085-06G.hrdf', kit).replace(
+        'hebi_description/meshes', os.path.join(REPO, '..', 'shared', 'hebi_description',
+                                                'meshes')), workdir)
+    [code] = _blocks(page, 'python')
+    _run_python(code, workdir)
+
+
 def test_simulators_tutorial_runs(workdir):
     """doc/tutorials/simulators.md: export the arm, then load it in Drake, MuJoCo,
     PyBullet and Pinocchio as the page shows (make test installs all four)."""
@@ -72,7 +89,8 @@ def test_simulators_tutorial_runs(workdir):
 # -- pictures ------------------------------------------------------------------------------
 #: every picture of doc/images and the script that makes it
 PICTURES = {'hrdf_view.png': 'view_screenshot.py', 'frames.png': 'frame_diagram.py',
-            'architecture.png': 'architecture_diagram.py'}
+            'architecture.png': 'architecture_diagram.py',
+            'mujoco_scene.png': 'mujoco_picture.py'}
 
 
 def _script(name):

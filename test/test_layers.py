@@ -32,8 +32,8 @@ MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 250
 
 PUBLIC_API = {'Diagnostic', 'Element', 'FRAME_TYPES', 'HrdfError', 'Kinematics',
-              'MassProperties', 'RobotModel', 'ValidationReport', 'load', 'loads', 'to_urdf',
-              'to_xacro', 'validate_file', 'validate_text'}
+              'MassProperties', 'RobotModel', 'ValidationReport', 'load', 'loads', 'to_mjcf',
+              'to_urdf', 'to_xacro', 'validate_file', 'validate_text'}
 
 
 def _modules():

@@ -100,13 +100,50 @@ def cmd_export(args) -> int:
             handle.write(text)
     else:
         sys.stdout.write(text)
-    for text in notes:  # after the document: a write that fails reports only that
+    _report(notes, args.command)  # after the document: a write that fails reports only that
+    return EXIT_OK
+
+
+def _report(notes, command: str) -> None:
+    """An export's notes on stderr: how meshes were found as notes (``meshes:``), the
+    rest (physical fill, shapes not drawn) as warnings."""
+    for text in notes:
         if text.startswith('meshes: '):
             note(text[len('meshes: '):])
             continue
         hint = ' (HEBI\'s masses: --exact-masses)' if text.startswith('physical fill') \
-            and args.command == 'urdf' else ''
+            and command in ('urdf', 'mjcf') else ''
         print(f'hrdf: warning: {text}{hint}', file=sys.stderr)
+
+
+def cmd_mjcf(args) -> int:
+    """``hrdf mjcf``: ``-o DIR/robot.xml`` and ``DIR/scene.xml`` (:mod:`hrdf_ros.export.mjcf`);
+    the paths on stdout, the fill and meshes not drawn as warnings, notes on stderr."""
+    from ..export.mjcf import mjcf_files     # the collision matrix may need python-fcl
+    model, hebi, code = load_with_config(args)
+    if model is None:
+        return code
+    meshes = mesh_options(args)
+    _download_into_mesh_dir(model, meshes)
+    notes = []
+    try:
+        tree, limits = _naming(args, model, hebi)
+        files = mjcf_files(model, robot_name(args), os.path.basename(args.output),
+                           tree=tree, position_limits=limits, exact_masses=args.exact_masses,
+                           samples=args.collision_samples, seed=args.seed, notes=notes,
+                           gravity_compensation=args.gravity_compensation, **meshes)
+    except (ValueError, ImportError) as exc:
+        raise UsageError(str(exc)) from None
+    folder = os.path.dirname(args.output) or '.'
+    os.makedirs(folder, exist_ok=True)
+    for name, text in files.items():
+        path = os.path.join(folder, name)
+        with open(path, 'w', encoding='utf-8') as handle:
+            handle.write(text)
+        print(path)
+    _report(notes, args.command)
+    note(f'MuJoCo model in {folder}: python -m mujoco.viewer --mjcf '
+         f'{os.path.join(folder, "scene.xml")}')
     return EXIT_OK
 
 

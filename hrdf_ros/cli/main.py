@@ -15,7 +15,7 @@ from ..hrdf.leniency import DEVIATIONS
 from ..export.ros2_control import DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS
 from ..entry_points import interrupted_exit_code
 from ..kinematics import FRAME_TYPES
-from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_moveit, cmd_validate
+from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_mjcf, cmd_moveit, cmd_validate
 from .common import (EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser, UsageError,
                      add_gripper_option, add_mesh_options)
 from .info import cmd_info
@@ -25,6 +25,15 @@ from .view import add_view_parser
 
 def _add_ros2_control_options(parser, help_text: str) -> None:
     parser.add_argument('--ros2-control', choices=('mock', 'gazebo', 'hebi'), help=help_text)
+
+
+def _add_collision_options(parser, what: str) -> None:
+    parser.add_argument('--collision-samples', type=int, default=10000, metavar='N',
+                        help=f'random states for the self-collision matrix {what} '
+                             '(default 10000; 0: only adjacent links are disabled, no '
+                             'python-fcl needed)')
+    parser.add_argument('--seed', type=int, default=0,
+                        help='seed of those states (default 0)')
 
 
 def _add_file_and_config(parser) -> None:
@@ -72,6 +81,26 @@ def build_parser() -> argparse.ArgumentParser:
         if command == 'urdf':
             _add_ros2_control_options(p, 'add a <ros2_control> block for every movable joint')
         p.set_defaults(run=cmd_export)
+    p = sub.add_parser('mjcf', help='write a MuJoCo model (robot.xml) and a scene.xml that '
+                                     'includes it')
+    _add_file_and_config(p)
+    p.add_argument('-o', '--output', required=True, metavar='DIR/robot.xml',
+                   help='the robot\'s file; scene.xml is written beside it')
+    p.add_argument('--name', help='model name (default: file name)')
+    p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+    p.add_argument('--exact-masses', action='store_true',
+                   help="HEBI's masses, but where MuJoCo refuses them (a massless body "
+                        'behind a joint, a point mass): there the physical fill stays')
+    p.add_argument('--limits', metavar='YAML',
+                   help='joint limits, a YAML mapping joint: [lower, upper] or '
+                        '{lower, upper, velocity, effort}')
+    p.add_argument('--gravity-compensation', action='store_true',
+                   help='compensate gravity through the actuators, as HEBI\'s arm API does '
+                        '(gravcomp); default: the position actuators alone hold the robot')
+    _add_collision_options(p, 'for the contact exclusions and the home keyframe')
+    add_mesh_options(p)
+    add_gripper_option(p)
+    p.set_defaults(run=cmd_mjcf)
     for name, run, help_text in (
             ('fk', cmd_fk, 'forward kinematics'),
             ('jacobian', cmd_jacobian, 'geometric Jacobians (rows vx vy vz wx wy wz)')):
@@ -96,10 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--limits', metavar='YAML',
                    help='joint limits: joint: [lower, upper] or joint: {position: '
                         '[lower, upper], velocity: v, acceleration: a, effort: e}')
-    p.add_argument('--collision-samples', type=int, default=10000, metavar='N',
-                   help='random states for the self-collision matrix (default 10000; '
-                        '0: only adjacent links are disabled)')
-    p.add_argument('--seed', type=int, default=0, help='seed of those states (default 0)')
+    _add_collision_options(p, 'of the SRDF')
     _add_ros2_control_options(p, 'default hardware of the package\'s ros2_control '
                                  'xacro (default mock; its bring-up launch file chooses '
                                  'with use_mock_hardware)')

@@ -9,10 +9,22 @@ package as MoveIt Setup Assistant lays one out (package.xml, CMakeLists.txt,
 * :mod:`.groups` planning groups; :mod:`.states` named states; :mod:`.srdf` the SRDF;
 * :mod:`.collision_shapes`, :mod:`.link_poses`, :mod:`.collision_matrix` the
   self-collision matrix (python-fcl, imported when sampling);
-* :mod:`.limits` velocity, acceleration and effort limits.
+* :mod:`.limits` velocity, acceleration and effort limits;
+* :mod:`.semantics` groups, matrix and named states together (also the MJCF model's).
 """
-from .package import (MoveItPackage, moveit_package, package_name_for, ros_name,
-                      write_moveit_package)
+import importlib
+
+#: The names below come from :mod:`.package` (Jinja2) when first used (PEP 562), so the
+#: other modules (:mod:`.semantics`, which the MJCF writer uses) import without it.
+_FROM_PACKAGE = ('MoveItPackage', 'moveit_package', 'package_name_for', 'ros_name',
+                 'write_moveit_package')
+
+
+def __getattr__(name):
+    if name in _FROM_PACKAGE:
+        return getattr(importlib.import_module('.package', __name__), name)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
 
 __all__ = ['MoveItPackage', 'moveit_package', 'package_name_for', 'ros_name',
            'write_moveit_package']

@@ -25,18 +25,16 @@ from ..hebi_arm import HebiArm
 from ..ros2_control import (DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS, Ros2ControlOptions,
                             ros2_control_xacro)
 from ..urdf import to_urdf, to_xacro
-from ..urdf_structure import parse_urdf
 from . import config_files as cf
-from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, collision_matrix
-from .collision_shapes import CollisionShapes, collision_shapes
-from .gripper_groups import GripperGroup, gripper_groups
-from .groups import PlanningGroup, planning_groups
+from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED
+from .gripper_groups import GripperGroup
+from .groups import PlanningGroup
 from ..limits import JointLimit, joint_limits as normalise_limits
 from ..meshes import export_meshes
 from .limits import joint_limits
 from .link_poses import LinkPoser
+from .semantics import semantics
 from .srdf import WORLD_FRAME, srdf_text, srdf_xacro
-from .states import home_state, zero_state
 
 #: Where a HEBI arm config that sits in no package is installed, in the package.
 HEBI_CONFIG_DIR = 'config/hebi'
@@ -112,12 +110,6 @@ def _view(poser: LinkPoser, links: List[str]) -> Dict[str, object]:
     size = float(np.linalg.norm(high - low))
     return {'focus': [round(float(v), 3) for v in (low + high) / 2],
             'distance': round(max(1.0, 2.5 * size), 2)}
-
-
-def _checked_pairs(shapes: CollisionShapes, disabled: Mapping) -> List[tuple]:
-    links = sorted(set(shapes.links) - set(shapes.opaque))
-    return [(a, b) for i, a in enumerate(links) for b in links[i + 1:]
-            if (a, b) not in disabled]
 
 
 def _hebi_config_files(hebi: HebiArm, package: str) -> Dict[str, str]:
@@ -213,33 +205,19 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
             or f'{HEBI_CONFIG_DIR}/{os.path.basename(hebi.config.path)}')
     urdf_text = to_urdf(model, robot_name, tree=tree, position_limits=overrides,
                         mesh_dir=mesh_dir, meshes=meshes)
-    urdf = parse_urdf(urdf_text)
+    meaning = semantics(model, tree, urdf_text, samples, seed)
+    urdf = meaning.urdf
     joints = [j.name for j in urdf.joints if j.is_active]
     mimic = {j.name: j.mimic for j in urdf.joints if j.is_movable and j.mimic}
     if not control.hebi_gripper_joint and len(tree.grippers) == 1:
         control = replace(control, hebi_gripper_joint=tree.grippers[0].joint)
     control.check(joints)
     limit_values = joint_limits(model, tree, urdf, overrides, sources)
-    gripper_links = [link for g in tree.grippers for link in g.links.values()]
-    groups = planning_groups(urdf, tree.end_effector_links, gripper_links) if joints else []
-    grippers = gripper_groups(tree, urdf, groups)
-    poser = LinkPoser(model, tree, urdf)
+    groups, grippers, poser = meaning.groups, meaning.grippers, meaning.poser
     notes = [] if groups else ['the robot has no degree of freedom: no planning group']
     notes += list(hebi.notes) if hebi is not None else []
     notes += [n[len('meshes: '):] for n in export_meshes(model, mesh_dir, meshes)[2]]
-    if samples:
-        shapes = collision_shapes(urdf_text)
-        checker = CollisionChecker(shapes, poser)
-    else:   # Adjacent pairs only: which links have geometry is all that counts
-        shapes = CollisionShapes([n for n in urdf.links if n in urdf.collision_links], [])
-        checker = None
-    disabled = collision_matrix(urdf, shapes, poser, samples, seed)
-    notes += [f'{link}: collision pairs not sampled ({why})'
-              for link, why in sorted(shapes.opaque.items())]
-    checked = _checked_pairs(shapes, disabled)
-    states = {'zero': {g.name: zero_state(g, poser) for g in groups},
-              'home': {g.name: home_state(g, poser, checker, checked, seed=seed + 7)
-                       for g in groups}}
+    notes += meaning.notes
     initial = dict(zip(joints, poser.default_values()))
     initial.update({name: m * initial[source] + o for name, (source, m, o) in mimic.items()})
     macro = f'{ros_name(robot_name)}_ros2_control'
@@ -254,7 +232,7 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
                'exec_depends': depends, 'macro': macro, **hardware,
                'system': control.name or f'{ros_name(robot_name)}_system',
                'fixed_frame': WORLD_FRAME, **_view(poser, urdf.links)}
-    srdf = srdf_text(urdf, groups, states, disabled, grippers)
+    srdf = srdf_text(urdf, groups, meaning.states, meaning.disabled, grippers)
     files = {
         'package.xml': env.get_template('package.xml.jinja').render(context),
         'CMakeLists.txt': env.get_template('CMakeLists.txt.jinja').render(context),
@@ -288,7 +266,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         files[f'launch/{bundle}.launch.py'] = launch.render(context, bundle=bundle)
     files['launch/bringup.launch.py'] = env.get_template(
         'launch/bringup.launch.py.jinja').render(context)
-    return MoveItPackage(package, robot_name, files, groups, disabled, notes, grippers)
+    return MoveItPackage(package, robot_name, files, groups, meaning.disabled, notes,
+                         grippers)
 
 
 def write_moveit_package(package: MoveItPackage, out_dir: str) -> List[str]:

@@ -1,0 +1,172 @@
+"""The bodies of an MJCF model: the frame tree as nested ``<body>`` s with their inertials,
+joints and geoms (:mod:`hrdf_ros.export.mjcf` writes the rest of the model).
+
+In: the model, its frame tree, limits, inertials and mesh source, as the URDF writer
+takes them. Out: ``<body>`` elements under a parent, and what they hold: the joints in
+MuJoCo's qpos order, the actuated joints with their range and effort, the mimic joints,
+the mesh files and materials the geoms use. Poses are ``pos`` and ``quat`` (w x y z)
+with full double precision; a box is written with half sizes, a cylinder with radius and
+half length (MJCF's conventions); meshes by absolute file path (MuJoCo reads STL, OBJ).
+"""
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from typing import Dict, List
+
+import numpy as np
+
+from ..kinematics.rotations import rotation_to_quaternion
+from ..model import RobotModel
+from .frame_tree import FrameTree, joint_origin
+from .gripper import BASE
+from .gripper_geometry import gripper_part_shapes
+from .hebi_parts import COLOURS
+from .inertials import LinkInertial, tensor_matrix
+from .joints import axis_text, joint_spec
+from .mesh_sources import local_mesh_path
+from .urdf import shapes_of
+from .xml_text import comment, num, nums
+
+
+def pose_attributes(node: ET.Element, transform: np.ndarray) -> None:
+    """``pos`` (when not zero) and ``quat`` (w x y z, when rotated) of a (4, 4)
+    transform."""
+    transform = np.asarray(transform, dtype=float)
+    if np.any(transform[:3, 3]):
+        node.set('pos', nums(transform[:3, 3]))
+    if not np.array_equal(transform[:3, :3], np.eye(3)):
+        x, y, z, w = rotation_to_quaternion(transform[:3, :3])
+        node.set('quat', nums((w, x, y, z)))
+
+
+def inertial(body: ET.Element, inertial: LinkInertial) -> None:
+    if inertial.filled:
+        body.append(comment(f'hrdf_ros fill: +{inertial.added_mass:.3g} kg, '
+                            f'+{inertial.added_moment:.3g} kg m^2 per principal moment'))
+    com = np.asarray(inertial.com, dtype=float)
+    # MJCF takes a full tensor in the body's axes (no quat beside fullinertia)
+    tensor = com[:3, :3] @ tensor_matrix(inertial.inertia) @ com[:3, :3].T
+    ET.SubElement(body, 'inertial', {
+        'pos': nums(com[:3, 3]), 'mass': num(inertial.mass),
+        'fullinertia': nums(tensor[[0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]])})
+
+
+class BodyWriter:
+    """The MJCF bodies of one robot, from its frame tree (module docstring); what it
+    wrote is kept for the rest of the model (joints in qpos order, actuated and mimic
+    joints, mesh and material assets)."""
+
+    def __init__(self, model: RobotModel, tree: FrameTree, limits, inertials, source,
+                 references, notes: List[str], gravity_compensation: bool = False):
+        self.model, self.tree, self.limits = model, tree, limits
+        self.inertials, self.source, self.references = inertials, source, references
+        self.notes = notes
+        self.gravity_compensation = gravity_compensation
+        self.meshes: Dict[tuple, str] = {}      # (file path, scale) -> mesh asset name
+        self.materials: Dict[str, tuple] = {}
+        self.joints: List[str] = []             # MuJoCo's joint (qpos) order
+        self.joint_nodes: Dict[str, ET.Element] = {}
+        self.actuated: List[tuple] = []         # (joint, lower, upper, effort)
+        self.mimic: List[tuple] = []            # (joint, followed, multiplier, offset)
+        self.element_of = {name: i for i, name in enumerate(tree.element_links)}
+        self.part_of = {g.link_of(part): part for g in tree.grippers
+                        for part in [BASE] + list(g.links)}
+        self.children: Dict[str, List[tuple]] = {}
+        for joint in tree.joints:
+            self.children.setdefault(joint.parent, []).append(('tree', joint))
+        for gripper in tree.grippers:
+            for spec in gripper.joint_specs(limits.get(gripper.joint)):
+                self.children.setdefault(spec.parent, []).append(('gripper', spec))
+
+    def geometry(self, body: ET.Element, link: str) -> None:
+        if link in self.part_of:
+            visual, collision = gripper_part_shapes(self.part_of[link], self.source)
+        elif link in self.element_of:
+            element = self.model.elements[self.element_of[link]]
+            visual, collision, note = shapes_of(element, self.source,
+                                                self.references.get(element.mesh_file or ''))
+            if note:
+                self.notes.append(f'{link}: {note}')
+        else:
+            return
+        for kind, shapes in (('visual', visual), ('collision', collision)):
+            for shape in shapes:
+                self.geom(body, kind, shape, link)
+
+    def geom(self, body: ET.Element, kind: str, shape, link: str) -> None:
+        attributes = {'class': kind}
+        if shape.kind == 'mesh':
+            path = local_mesh_path(shape.filename)
+            if path is None:
+                self.notes.append(f'{link}: mesh {shape.filename} has no local file '
+                                  'MuJoCo can read: not drawn')
+                return
+            key = (path, float(shape.size[0]))
+            if key not in self.meshes:
+                self.meshes[key] = f'mesh{len(self.meshes) + 1}_' + os.path.splitext(
+                    os.path.basename(path))[0]
+            attributes.update(type='mesh', mesh=self.meshes[key])
+        elif shape.kind == 'box':
+            attributes.update(type='box', size=nums(np.asarray(shape.size) / 2.0))
+        elif shape.kind == 'cylinder':
+            attributes.update(type='cylinder', size=nums((shape.size[0], shape.size[1] / 2)))
+        else:
+            attributes.update(type='sphere', size=num(shape.size[0]))
+        if kind == 'visual' and shape.material:
+            self.materials[shape.material] = COLOURS[shape.material]
+            attributes['material'] = shape.material
+        node = ET.SubElement(body, 'geom', attributes)
+        pose_attributes(node, shape.pose)
+
+    def joint(self, body: ET.Element, name: str, kind: str, axis: str, lower, upper,
+              effort) -> None:
+        attributes = {'name': name, 'type': kind, 'axis': axis}
+        if lower is not None:
+            attributes['range'] = nums((lower, upper))
+        if effort is not None:
+            attributes['actuatorfrcrange'] = nums((-effort, effort))
+        self.joint_nodes[name] = ET.SubElement(body, 'joint', attributes)
+        self.joints.append(name)
+
+    def body(self, parent: ET.Element, link: str, origin: np.ndarray) -> ET.Element:
+        node = ET.SubElement(parent, 'body', {'name': link})
+        if self.gravity_compensation:
+            node.set('gravcomp', '1')
+        pose_attributes(node, origin)
+        if link in self.inertials:
+            inertial(node, self.inertials[link])
+        return node
+
+    def subtree(self, parent_node: ET.Element, link: str) -> None:
+        """Write the bodies below ``link`` (iteratively: HRDF trees may be deep)."""
+        stack = [(parent_node, link)]
+        while stack:
+            node, name = stack.pop()
+            pending = []
+            for kind, joint in self.children.get(name, []):
+                if kind == 'tree':
+                    child = self.body(node, joint.child, joint_origin(self.model, joint))
+                    if not joint.is_fixed:
+                        spec = joint_spec(self.model.elements[joint.element],
+                                          self.limits.get(joint.name))
+                        self.joint(child, joint.name,
+                                   'slide' if spec.kind == 'prismatic' else 'hinge',
+                                   axis_text(spec.axis), spec.lower, spec.upper, spec.effort)
+                        self.actuated.append((joint.name, spec.lower, spec.upper,
+                                              spec.effort))
+                    if joint.child in self.tree.end_effector_links:
+                        ET.SubElement(child, 'site', {'name': joint.child})
+                else:
+                    child = self.body(node, joint.child, joint.origin)
+                    if joint.kind != 'fixed':
+                        self.joint(child, joint.name, 'hinge', '1 0 0', joint.lower,
+                                   joint.upper, joint.effort)
+                        if joint.mimic is None:
+                            self.actuated.append((joint.name, joint.lower, joint.upper,
+                                                  joint.effort))
+                        else:
+                            self.mimic.append((joint.name,) + tuple(joint.mimic))
+                self.geometry(child, joint.child)
+                pending.append((child, joint.child))
+            stack.extend(reversed(pending))

@@ -1,0 +1,118 @@
+"""What the SRDF says about a robot, computed once for the MoveIt package and the MJCF
+model: planning groups, parallel grippers' groups, the self-collision matrix and the
+named states ``zero`` and ``home``.
+
+In: the model, its frame tree and its URDF text. Out: :class:`Semantics`. Needs no
+Jinja2; python-fcl only when ``samples`` > 0 (:mod:`.collision_matrix`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from ...model import RobotModel
+from ..frame_tree import FrameTree
+from ..urdf_structure import UrdfStructure, parse_urdf
+from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, collision_matrix
+from .collision_shapes import CollisionShapes, collision_shapes
+from .gripper_groups import GripperGroup, gripper_groups
+from .groups import PlanningGroup, planning_groups
+from .link_poses import LinkPoser
+from .states import CLEARANCE, home_state, zero_state
+
+
+@dataclass
+class Semantics:
+    """A robot's planning groups, collision matrix and named states.
+
+    Attributes:
+        urdf: the URDF read back.
+        poser: link poses and Jacobians of that URDF.
+        groups: the planning groups (:mod:`.groups`).
+        grippers: the parallel grippers' groups (:mod:`.gripper_groups`).
+        shapes: the collision shapes the matrix was computed on.
+        disabled: ``{(link1, link2): reason}``, the pairs not checked.
+        states: ``{'zero' | 'home': {group: {joint: value (rad or m)}}}``.
+        notes: links whose pairs could not be sampled.
+        floor: height of a floor under the robot at ``home``, m in the root link's
+            frame: 0 (the plane an arm is mounted on), or 1 mm below the lowest moving
+            link when that is lower (legs below the body, an arm that hangs; parts fixed
+            to the root never touch a floor); 0 when nothing was sampled
+            (``samples=0``).
+    """
+
+    urdf: UrdfStructure
+    poser: LinkPoser
+    groups: List[PlanningGroup]
+    grippers: List[GripperGroup]
+    shapes: CollisionShapes
+    disabled: Dict[Tuple[str, str], str]
+    states: Dict[str, Dict[str, Dict[str, float]]]
+    notes: List[str] = field(default_factory=list)
+    floor: float = 0.0
+
+    @property
+    def checked_pairs(self) -> List[Tuple[str, str]]:
+        """Pairs of links with readable collision geometry that stay checked."""
+        links = sorted(set(self.shapes.links) - set(self.shapes.opaque))
+        return [(a, b) for i, a in enumerate(links) for b in links[i + 1:]
+                if (a, b) not in self.disabled]
+
+    def home(self) -> Dict[str, float]:
+        """``{joint: value}`` of every movable joint at ``home``: each group's home, the
+        other joints (grippers' fingers, mimic joints) at their default values."""
+        values = dict(zip(self.poser.joints, self.poser.default_values()))
+        for per_group in self.states['home'].values():
+            values.update(per_group)
+        return values
+
+
+def semantics(model: RobotModel, tree: FrameTree, urdf_text: str,
+              samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED) -> Semantics:
+    """Groups, collision matrix and named states of a robot (the SRDF's content).
+
+    Args:
+        model, tree: the robot and its naming.
+        urdf_text: its URDF (the collision shapes and limits are read from it).
+        samples, seed: random states of the collision matrix (:mod:`.collision_matrix`);
+            0: only ``Adjacent`` pairs, no python-fcl, ``home`` not collision checked.
+
+    Raises:
+        ImportError: python-fcl missing while ``samples`` > 0.
+        ValueError: ``samples`` < 0.
+    """
+    urdf = parse_urdf(urdf_text)
+    active = [j.name for j in urdf.joints if j.is_active]
+    gripper_links = [link for g in tree.grippers for link in g.links.values()]
+    groups = planning_groups(urdf, tree.end_effector_links, gripper_links) if active else []
+    grippers = gripper_groups(tree, urdf, groups)
+    poser = LinkPoser(model, tree, urdf)
+    if samples:
+        shapes = collision_shapes(urdf_text)
+        checker = CollisionChecker(shapes, poser)
+    else:   # Adjacent pairs only: which links have geometry is all that counts
+        shapes = CollisionShapes([n for n in urdf.links if n in urdf.collision_links], [])
+        checker = None
+    disabled = collision_matrix(urdf, shapes, poser, samples, seed)
+    notes = [f'{link}: collision pairs not sampled ({why})'
+             for link, why in sorted(shapes.opaque.items())]
+    result = Semantics(urdf, poser, groups, grippers, shapes, disabled, {}, notes)
+    checked = result.checked_pairs
+    homes: Dict[str, Dict[str, float]] = {}
+    chosen: Dict[str, float] = {}
+    for group in groups:       # each group's home beside the homes chosen before
+        homes[group.name] = home_state(group, poser, checker, checked, seed=seed + 7,
+                                       others=chosen)
+        chosen.update(homes[group.name])
+    result.states = {'zero': {g.name: zero_state(g, poser) for g in groups},
+                     'home': homes}
+    if checker is not None:
+        home = result.home()
+        lowest = checker.lowest(np.array([home[j] for j in poser.joints]), moving_only=True)
+        result.floor = min(0.0, float(lowest[0]) - CLEARANCE)
+    return result
+
+
+__all__ = ['DEFAULT_SAMPLES', 'DEFAULT_SEED', 'Semantics', 'semantics']
