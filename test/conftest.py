@@ -26,6 +26,13 @@ os.environ['HRDF_ROS_CACHE_DIR'] = tempfile.mkdtemp(prefix='hrdf_ros_test_cache_
 atexit.register(shutil.rmtree, os.environ['HRDF_ROS_CACHE_DIR'], True)
 os.environ.pop('HRDF_ROS_MESH_DIR', None)
 
+# Results several test files compute alike (the MoveIt packages of every robot:
+# moveit_robots.generated), computed once per test run and shared by the pytest-xdist
+# workers through this folder (the controller makes it; workers inherit the variable).
+if 'HRDF_ROS_TEST_SHARED' not in os.environ:
+    os.environ['HRDF_ROS_TEST_SHARED'] = tempfile.mkdtemp(prefix='hrdf_ros_test_shared_')
+    atexit.register(shutil.rmtree, os.environ['HRDF_ROS_TEST_SHARED'], True)
+
 # As the Makefile: a ROS graph of our own (a domain id in 1..100 unless one was chosen,
 # discovery on this host only), also when pytest runs without make.
 os.environ.setdefault('ROS_DOMAIN_ID', str(random.randint(1, 100)))

@@ -1,9 +1,12 @@
 """The robots every MoveIt config package test runs on: each HEBI kit, the bundled arm,
 both hexapods, and the files in ../shared/hrdf/real that load (selected at run time, so
 the set grows as the reader accepts more of them). Each gets a unique robot name."""
+import fcntl
 import functools
 import glob
+import hashlib
 import os
+import pickle
 
 from hrdf_ros import HrdfError, load
 from hrdf_ros.export.moveit import moveit_package, ros_name
@@ -40,8 +43,44 @@ NAMES = [robot_name(p) for p in ROBOTS]
 assert len(set(NAMES)) == len(NAMES), 'robot names must be unique'
 
 
+def _cached(path):
+    stem = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:16]
+    return os.path.join(os.environ['HRDF_ROS_TEST_SHARED'], f'moveit_{stem}.pickle')
+
+
+def _compute(path, lock) -> None:
+    """Compute the package of ``path`` into its cache file (``lock`` held)."""
+    model = load(path)
+    result = model, moveit_package(model, robot_name(path), timestamp=0)
+    with open(_cached(path) + '.tmp', 'wb') as handle:
+        pickle.dump(result, handle)
+    os.replace(_cached(path) + '.tmp', _cached(path))
+
+
 @functools.lru_cache(maxsize=None)
 def generated(path):
-    """(model, MoveItPackage) of a robot with the default options (cached per session)."""
-    model = load(path)
-    return model, moveit_package(model, robot_name(path), timestamp=0)
+    """(model, MoveItPackage) of a robot with the default options, computed once per test
+    run and shared by the pytest-xdist workers (HRDF_ROS_TEST_SHARED, conftest): a
+    worker that finds a robot being computed by another computes robots nobody has
+    started meanwhile, then waits for it."""
+    cached = _cached(path)
+    if not os.path.isfile(cached):
+        with open(cached + '.lock', 'w') as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                for other in ROBOTS:              # help with the others meanwhile
+                    if os.path.isfile(_cached(other)):
+                        continue
+                    with open(_cached(other) + '.lock', 'w') as other_lock:
+                        try:
+                            fcntl.flock(other_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        except BlockingIOError:
+                            continue
+                        if not os.path.isfile(_cached(other)):
+                            _compute(other, other_lock)
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            if not os.path.isfile(cached):
+                _compute(path, lock)
+    with open(cached, 'rb') as handle:
+        return pickle.load(handle)
