@@ -15,6 +15,7 @@ from ..export.frame_tree import build_frame_tree
 from ..export.limits import joint_limits, read_limits
 from ..export.mesh_fetch import MeshDownloadError, fetch_web_meshes, web_meshes
 from ..export.mesh_sources import MeshSourceError, mesh_source
+from ..export.ros2_control import Ros2ControlOptions, add_ros2_control
 from ..export.sdf import to_sdf
 from ..export.urdf import to_urdf, to_xacro, urdf_notes
 from ..hrdf.validation import validate_file
@@ -90,7 +91,6 @@ def cmd_export(args) -> int:
             text = write(model, name, exact_masses=exact, **options)
             control = ros2_control_options(args, hebi)
             if control is not None:
-                from ..export.ros2_control import add_ros2_control
                 text = add_ros2_control(text, control)
         notes = urdf_notes(model, tree, exact_masses=exact, **meshes)
     except ValueError as exc:
@@ -178,8 +178,6 @@ cmd_jacobian = matrices_command('jacobians', 'jacobians')
 def ros2_control_options(args, hebi=None):
     """The ``--ros2-control`` choice (with ``--hebi-config``'s ``config_pkg``,
     ``config_file`` and gripper joint), or ``None``."""
-    # imported here: only these options need it
-    from ..export.ros2_control import Ros2ControlOptions
     hardware = getattr(args, 'ros2_control', None)
     if hardware is None:
         return None
@@ -197,7 +195,6 @@ def cmd_moveit(args) -> int:
     if model is None:
         return code
     name = args.name or re.sub(r'[^A-Za-z0-9_.-]', '_', robot_name(args)).lstrip('.-')
-    from ..export.ros2_control import Ros2ControlOptions
     try:
         package = moveit_package(
             model, name, joint_prefix=args.joint_prefix,
