@@ -13,6 +13,7 @@ e.g. an invalid HRDF file), ``ros2 launch`` exits 1 (``exit_code.launch.py``).
 ``hrdf.launch.xml`` is the same launch in XML.
 """
 import os
+from typing import List
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
@@ -44,6 +45,11 @@ ARGUMENTS = {
                                   'message, whatever its stamp', bool, ['true', 'false']),
     'missing_joints': ('last', 'position of a joint absent from a joint_states message: '
                                'its last value or zero', str, ['last', 'zero']),
+    'allowed_directories': ("['']", 'folders ~/load_hrdf, ~/validate_hrdf and a run-time '
+                                    'hrdf_file may read from, e.g. "[/robots, /data]"; '
+                                    "['']: hrdf_file's folder and package", List[str], None),
+    'allow_load': ('true', 'false: refuse every load (~/load_hrdf, setting hrdf_file); '
+                           '~/validate_hrdf still answers', bool, ['true', 'false']),
 }
 
 

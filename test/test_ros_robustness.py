@@ -186,7 +186,8 @@ def test_reload_good_and_bad_files_and_text(probe, tmp_path):
     from hrdf_ros_interfaces.srv import LoadHrdf
     bad = tmp_path / 'bad.hrdf'
     bad.write_text('<robot version="1.2.0">\n  <actuator type="X5-77"/>\n</robot>\n')
-    process = run_node(BUNDLED_ARM, publish_frequency=0.0)
+    process = run_node(BUNDLED_ARM, publish_frequency=0.0,
+                       allowed_directories=f"['{tmp_path}', '{KITS_DIR}']")
     try:
         assert probe.wait_for_node()
         assert model_status(probe).dof == 6
@@ -283,7 +284,8 @@ def test_validate_service_and_text_with_includes(probe):
     hexapod = HEXAPOD
     with open(hexapod) as handle:
         text = handle.read()
-    process = run_node(BUNDLED_ARM, publish_frequency=0.0)
+    process = run_node(BUNDLED_ARM, publish_frequency=0.0,
+                       allowed_directories=f"['{HEXAPOD_DIR}']")
     try:
         assert probe.wait_for_node()
         name = '/hrdf_ros_node/validate_hrdf'

@@ -227,3 +227,37 @@ def test_live_reload_watches_the_included_files():
         os.path.realpath(HEXAPOD)}
     assert included and included <= {os.path.realpath(p) for p in watched}
     assert all(os.path.realpath(p).startswith(os.path.realpath(HEXAPOD_DIR)) for p in watched)
+
+
+def test_with_an_access_policy_meshes_outside_are_refused_alike(tmp_path):
+    """hrdf_ros_web_view's rule: a robot_description from the ROS graph may name any file
+    as a mesh; outside the allowed folders nothing is read, and a missing file gets the
+    same note as an existing one."""
+    from hrdf_ros.hrdf.access import REFUSED, FileAccess
+    from hrdf_ros.view.mesh_files import MeshNotFound, resolve_mesh
+    from hrdf_ros.view.robot_scene import RobotScene
+    inside = tmp_path / 'meshes'
+    inside.mkdir()
+    box = inside / 'box.stl'
+    import trimesh
+    trimesh.creation.box(extents=(0.1, 0.1, 0.1)).export(str(box))
+    access = FileAccess.of([str(inside)])
+    assert resolve_mesh(f'file://{box}', access=access) == str(box)
+    os.symlink('/etc/passwd', inside / 'out.stl')
+    for reference in ('file:///etc/passwd', '/etc/passwd', f'file://{inside}/out.stl',
+                      f'file://{inside}/../../../../../../etc/passwd',
+                      f'file://{inside}/missing.stl', 'file:///no/such/file.stl'):
+        with pytest.raises(MeshNotFound) as caught:
+            resolve_mesh(reference, access=access)
+        assert str(caught.value) == f'{reference}: {REFUSED}'
+    urdf = ('<robot name="r"><link name="a"><visual><geometry><mesh filename='
+            '"file:///etc/passwd"/></geometry></visual></link></robot>')
+
+    class Scene:        # what RobotScene asks of viser's scene: frames and meshes
+        def add_frame(self, *args, **kwargs):
+            return object()
+
+        def add_mesh_simple(self, *args, **kwargs):
+            raise AssertionError('nothing may be drawn from /etc/passwd')
+    scene = RobotScene(Scene(), urdf, access=access)
+    assert scene.notes == [f'link a: file:///etc/passwd: {REFUSED}; not drawn']

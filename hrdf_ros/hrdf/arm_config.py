@@ -37,12 +37,11 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-import defusedxml.ElementTree as SafeET
 import yaml
 
 from .diagnostics import ERROR, WARNING, Diagnostic, HrdfError
 from .gains import Gains, read_gains
-from .sources import SourceError, package_share, read_document
+from .sources import SourceError, package_of, package_share, read_document
 
 #: Characters a joint name keeps (ROS names: letters, digits, ``_``, ``/``).
 _DROPPED = re.compile(r'[^A-Za-z0-9_/]')
@@ -139,20 +138,11 @@ class _Reader:
 def _nearest_package(path: str) -> Tuple[str, str]:
     """(package name, path of ``path`` from the package root) of the nearest
     ``package.xml`` above ``path``, or ``('', '')``."""
-    folder = os.path.dirname(path)
-    while True:
-        manifest = os.path.join(folder, 'package.xml')
-        if os.path.isfile(manifest):
-            try:
-                name = SafeET.fromstring(read_document(manifest)).findtext('name')
-            except (SourceError, SafeET.ParseError, ValueError):
-                name = None
-            if name and name.strip():
-                return name.strip(), os.path.relpath(path, folder).replace(os.sep, '/')
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return '', ''
-        folder = parent
+    found = package_of(path)
+    if found is None:
+        return '', ''
+    name, root = found
+    return name, os.path.relpath(path, root).replace(os.sep, '/')
 
 
 def resolve_config(spec: str) -> Tuple[str, str, str]:

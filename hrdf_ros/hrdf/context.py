@@ -63,11 +63,14 @@ class ReadContext:
         version_label: that version as written in messages.
         strict: spec deviations that hebi-py accepts are errors, not warnings
             (:meth:`deviation`).
+        access: the directories included files and local meshes may come from
+            (:class:`~hrdf_ros.hrdf.access.FileAccess`), or ``None``: anywhere.
     """
 
-    def __init__(self, source: Source, strict: bool = False):
+    def __init__(self, source: Source, strict: bool = False, access=None):
         self.source = source
         self.strict = strict
+        self.access = access
         self.sink = DiagnosticSink(source.path)
         self.version: Version = V100
         self.version_label = '1.0.0'

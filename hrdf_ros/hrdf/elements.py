@@ -202,6 +202,8 @@ def mesh(ctx: ReadContext, node: XmlNode, element: Element) -> None:
         return
     if ctx.source.directory is not None:
         element.mesh_file = sources.resolve(ctx.source.directory, path)
+        if ctx.access is not None and not ctx.access.allows(element.mesh_file):
+            return      # not looked at: outside what this reader may open
         if not os.path.isfile(element.mesh_file):
             ctx.warn(node, f'mesh file "{path}" not found (looked for '
                      f'{element.mesh_file})', 'mesh_path', code='missing-mesh-file')

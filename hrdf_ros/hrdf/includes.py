@@ -6,7 +6,10 @@ then name that file and the chain of files that included it). Rules: the path is
 relative to the including file (``..`` allowed, absolute paths refused); a file may
 not include itself or an ancestor (the cycle is reported); includes nest at most
 :data:`MAX_INCLUDE_DEPTH` files deep and at most :data:`MAX_INCLUDES` are expanded per
-robot. An included file's ``<robot>`` attributes are ignored; FORMAT.md requires it to
+robot, and all files of a robot together hold at most :data:`MAX_TOTAL_BYTES` bytes. With
+an access policy (:mod:`.access`), a file outside its directories, or one that cannot be
+read, is refused with one message that never says whether it exists. An included file's
+``<robot>`` attributes are ignored; FORMAT.md requires it to
 declare the same HRDF version as the file including it, but hebi-py reads each included
 file under the rules of its own declared version (none: 1.0.0) and never compares
 versions, so hrdf_ros does the same: while an included file is read, the context's
@@ -24,7 +27,8 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from . import sources
 from .context import ReadContext, Source, TooComplex
 from .diagnostics import Diagnostic
-from .safe_xml import XmlError, XmlNode, parse_xml
+from .access import REFUSED
+from .safe_xml import MAX_DOCUMENT_BYTES, XmlError, XmlNode, parse_xml
 from .versions import (ELEMENT_MIN_VERSION, ROBOT_ATTRIBUTES, SUPPORTED_VERSIONS, V100,
                        format_version)
 
@@ -32,6 +36,9 @@ from .versions import (ELEMENT_MIN_VERSION, ROBOT_ATTRIBUTES, SUPPORTED_VERSIONS
 MAX_INCLUDE_DEPTH = 16
 #: Most ``<include>`` elements expanded while reading one robot (all files together).
 MAX_INCLUDES = 1024
+#: Most bytes read for one robot, its included files counted (each file is also at most
+#: :data:`~hrdf_ros.hrdf.safe_xml.MAX_DOCUMENT_BYTES`).
+MAX_TOTAL_BYTES = MAX_DOCUMENT_BYTES
 
 
 @dataclass
@@ -46,10 +53,11 @@ class IncludedFile:
 class Includes:
     """The include state of one robot: open files (for cycles), parsed files, count."""
 
-    def __init__(self, root: Source):
+    def __init__(self, root: Source, size: int = 0):
         self._open: List[Tuple[Optional[str], str]] = [(root.identity, root.path)]
         self._parsed: Dict[str, Optional[XmlNode]] = {}
         self._count = 0
+        self._bytes = size      # read so far, the root document's counted
 
     def open(self, ctx: ReadContext, node: XmlNode) -> Optional[IncludedFile]:
         """Check an ``<include>`` and parse its target; ``None`` (errors recorded) when it
@@ -106,12 +114,21 @@ class Includes:
 
     def _parse(self, ctx: ReadContext, node: XmlNode, text: str,
                target: str) -> Optional[XmlNode]:
-        try:
-            data = sources.read_document(target)
-        except sources.SourceError as exc:
-            where = '' if target == text else f' ({target})'
-            ctx.error(node, f'cannot include "{text}"{where}: {exc}', 'path')
+        where = '' if target == text else f' ({target})'
+        if ctx.access is not None and not ctx.access.readable(target):
+            ctx.error(node, f'cannot include "{text}"{where}: {REFUSED}', 'path')
             return None
+        try:
+            data = sources.read_document(target if ctx.access is None
+                                         else os.path.realpath(target))
+        except sources.SourceError as exc:
+            ctx.error(node, f'cannot include "{text}"{where}: '
+                      f'{REFUSED if ctx.access else exc}', 'path')
+            return None
+        self._bytes += len(data)
+        if self._bytes > MAX_TOTAL_BYTES:
+            raise TooComplex(f'more than {MAX_TOTAL_BYTES} bytes in the file and the files '
+                             'it includes')
         try:
             return parse_xml(data, target)
         except XmlError as exc:

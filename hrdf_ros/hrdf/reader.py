@@ -28,6 +28,7 @@ from ..model import Element, RobotModel
 from . import elements, sources
 from .checks import TagRegistry, check_interface
 from .context import ReadContext, Source, TooComplex
+from .access import REFUSED, FileAccess
 from .diagnostics import ERROR, Diagnostic, HrdfError
 from .includes import Includes
 from .safe_xml import MAX_ELEMENTS, XmlError, XmlNode, parse_xml
@@ -52,12 +53,13 @@ class _Chain:
 class _Reader:
     """One pass over one robot (its root document and every file it includes)."""
 
-    def __init__(self, source: Source, strict: bool = False):
-        self.ctx = ReadContext(source, strict)
+    def __init__(self, source: Source, strict: bool = False, access=None,
+                 size: int = 0):
+        self.ctx = ReadContext(source, strict, access)
         self.root_path = source.path
         self.elements: List[Element] = []
         self.tags = TagRegistry()
-        self.includes = Includes(source)
+        self.includes = Includes(source, size)
         self.tree_depth = 0
 
     def read(self, root: XmlNode) -> RobotModel:
@@ -249,26 +251,31 @@ class _Reader:
         return True
 
 
-def _read(data: bytes, source: Source, strict: bool) -> RobotModel:
+def _read(data: bytes, source: Source, strict: bool, access=None) -> RobotModel:
     try:
         root = parse_xml(data, source.path)
     except XmlError as exc:
         raise HrdfError([exc.diagnostic]) from None
-    return _Reader(source, strict).read(root)
+    return _Reader(source, strict, access, len(data)).read(root)
 
 
 def loads(text, path: str = '<string>', base_dir: Optional[str] = None,
-          strict: bool = False) -> RobotModel:
+          strict: bool = False, access: Optional[FileAccess] = None) -> RobotModel:
     """Parse HRDF text.
 
     Args:
-        text: the document as ``str`` or ``bytes``.
+        text: the document as ``str`` or ``bytes`` (at most
+            :data:`~hrdf_ros.hrdf.safe_xml.MAX_DOCUMENT_BYTES`, with its included files).
         path: name used in diagnostics.
         base_dir: directory that ``<include path>`` and ``mesh_path`` resolve against
             (FORMAT.md: relative to the file containing them). ``None``: the text has no
             directory, and any ``<include>`` is an error.
         strict: spec deviations that hebi-py accepts (warnings with a ``code``) are
             errors.
+        access: where included files may be read from (:mod:`hrdf_ros.hrdf.access`; ``None``:
+            anywhere); an include elsewhere is an error with the message
+            :data:`~hrdf_ros.hrdf.access.REFUSED`, and a local mesh elsewhere is not
+            looked at.
 
     Returns:
         The :class:`~hrdf_ros.model.RobotModel`.
@@ -278,15 +285,19 @@ def loads(text, path: str = '<string>', base_dir: Optional[str] = None,
     """
     data = text.encode('utf-8') if isinstance(text, str) else bytes(text)
     return _read(data, Source(path, None if base_dir is None else os.fspath(base_dir), None),
-                 strict)
+                 strict, access)
 
 
-def load(path, strict: bool = False) -> RobotModel:
+def load(path, strict: bool = False, access: Optional[FileAccess] = None) -> RobotModel:
     """Parse an HRDF file; its ``<include>`` and mesh paths resolve against its directory.
 
     Args:
         path: file path (str or os.PathLike).
         strict: spec deviations that hebi-py accepts are errors (see :func:`loads`).
+        access: where the file and the files it includes may be read from
+            (:mod:`hrdf_ros.hrdf.access`; ``None``: anywhere). A file that may not be read, or cannot
+            be, gives one error with the message :data:`~hrdf_ros.hrdf.access.REFUSED`,
+            whatever the reason (it never says whether the file exists).
 
     Returns:
         The :class:`~hrdf_ros.model.RobotModel`.
@@ -297,11 +308,14 @@ def load(path, strict: bool = False) -> RobotModel:
             attribute. A file that cannot be read gives one error at line 0.
     """
     path = os.fspath(path)
-    try:
-        data = sources.read_document(path)
+    if access is not None and not access.readable(path):
+        raise HrdfError([Diagnostic(ERROR, REFUSED, path)])
+    try:   # with an access policy, the resolved file: what was checked is what is read
+        data = sources.read_document(path if access is None else os.path.realpath(path))
     except sources.SourceError as exc:
-        raise HrdfError([Diagnostic(ERROR, str(exc), path)]) from None
-    return _read(data, Source(path, os.path.dirname(path), sources.identity(path)), strict)
+        raise HrdfError([Diagnostic(ERROR, REFUSED if access else str(exc), path)]) from None
+    return _read(data, Source(path, os.path.dirname(path), sources.identity(path)), strict,
+                 access)
 
 
 __all__ = ['load', 'loads']

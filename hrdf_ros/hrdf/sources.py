@@ -13,7 +13,9 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Tuple
+
+import defusedxml.ElementTree as SafeET
 
 from .safe_xml import MAX_DOCUMENT_BYTES
 
@@ -111,5 +113,25 @@ def package_share(package: str, environ: Optional[Mapping[str, str]] = None
     return None
 
 
-__all__ = ['SourceError', 'WEB_PREFIXES', 'identity', 'is_web_url', 'package_share', 'read_document',
+def package_of(path: str) -> Optional[Tuple[str, str]]:
+    """(name, root folder) of the ROS package a file lies in: the nearest folder above
+    ``path`` with a ``package.xml`` that names a package (a source package, or an
+    installed one's share folder), or ``None``."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        manifest = os.path.join(folder, 'package.xml')
+        if os.path.isfile(manifest):
+            try:
+                name = SafeET.fromstring(read_document(manifest)).findtext('name')
+            except (SourceError, SafeET.ParseError, ValueError):
+                name = None
+            if name and name.strip():
+                return name.strip(), folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+__all__ = ['SourceError', 'WEB_PREFIXES', 'identity', 'is_web_url', 'package_of', 'package_share', 'read_document',
            'relative_path_problem', 'resolve']

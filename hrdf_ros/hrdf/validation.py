@@ -65,22 +65,24 @@ def _report(parse, name: str) -> ValidationReport:
     return ValidationReport(True, [], list(model.warnings), model)
 
 
-def validate_file(path, strict: bool = False) -> ValidationReport:
+def validate_file(path, strict: bool = False, access=None) -> ValidationReport:
     """Validate an HRDF file (and every file it includes, relative to its directory).
 
     Args:
         path: file path (str or os.PathLike).
         strict: spec deviations that hebi-py accepts are errors, not warnings.
+        access: where files may be read from (:class:`~hrdf_ros.hrdf.access.FileAccess`;
+            ``None``: anywhere), as :func:`~hrdf_ros.hrdf.reader.load`.
 
     Returns:
         The :class:`ValidationReport`. Never raises for bad or unreadable files.
     """
     name = os.fspath(path)
-    return _report(lambda: load(name, strict=strict), name)
+    return _report(lambda: load(name, strict=strict, access=access), name)
 
 
 def validate_text(text: str, base_dir: Optional[str] = None, name: str = '<string>',
-                  strict: bool = False) -> ValidationReport:
+                  strict: bool = False, access=None) -> ValidationReport:
     """Validate HRDF text.
 
     Args:
@@ -89,11 +91,14 @@ def validate_text(text: str, base_dir: Optional[str] = None, name: str = '<strin
             ``None``: an ``<include>`` is an error saying includes need a base directory.
         name: file name used in diagnostics.
         strict: spec deviations that hebi-py accepts are errors, not warnings.
+        access: where included files may be read from, as
+            :func:`~hrdf_ros.hrdf.reader.loads`.
 
     Returns:
         The :class:`ValidationReport`. Never raises for bad content.
     """
-    return _report(lambda: loads(text, path=name, base_dir=base_dir, strict=strict), name)
+    return _report(lambda: loads(text, path=name, base_dir=base_dir, strict=strict,
+                                 access=access), name)
 
 
 __all__ = ['ValidationReport', 'validate_file', 'validate_text']

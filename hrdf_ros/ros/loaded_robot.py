@@ -20,6 +20,7 @@ from ..hrdf.reader import load, loads
 from ..export.hebi_arm import hebi_arm
 from ..export.limits import joint_limits as normalise_limits
 from ..export.ros2_control import Ros2ControlOptions, add_ros2_control
+from ..hrdf.access import FileAccess
 from ..hrdf.arm_config import ArmConfig
 from ..export.urdf import to_urdf_tree
 from ..export.xml_text import document
@@ -181,10 +182,12 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
 
 
 def load_robot(naming: RobotOptions, path: str = '', text: str = '',
-               base_directory: str = '', strict: bool = False) -> LoadedRobot:
+               base_directory: str = '', strict: bool = False,
+               access: Optional[FileAccess] = None) -> LoadedRobot:
     """Parse an HRDF (a file path, or text whose ``<include>`` paths resolve against
     ``base_directory``) and prepare it; ``strict``: spec deviations hebi-py accepts are
-    errors (:mod:`hrdf_ros.hrdf.leniency`).
+    errors (:mod:`hrdf_ros.hrdf.leniency`); ``access``: the folders the file and its
+    includes may be read from (:mod:`hrdf_ros.hrdf.access`; ``None``: anywhere).
 
     Raises:
         LoadError: with every located diagnostic when the HRDF is invalid or unreadable,
@@ -194,10 +197,10 @@ def load_robot(naming: RobotOptions, path: str = '', text: str = '',
         raise LoadError('give exactly one of an HRDF file path or HRDF text')
     try:
         if path:
-            model = load(path, strict=strict)
+            model = load(path, strict=strict, access=access)
         else:
             model = loads(text, path='<text>', base_dir=base_directory or None,
-                          strict=strict)
+                          strict=strict, access=access)
     except HrdfError as exc:
         raise LoadError(str(exc), exc.diagnostics) from None
     return prepare(model, path or '<text>', naming)

@@ -63,9 +63,10 @@ def load_result(response, robot: Optional[LoadedRobot] = None, error=None):
     return response
 
 
-def validate(request, response, strict: bool = False):
+def validate(request, response, strict: bool = False, access=None):
     """Fill a ValidateHrdf response for the request's file or text (exactly one);
-    strict when the request or ``strict`` (the node's parameter) says so."""
+    strict when the request or ``strict`` (the node's parameter) says so; files (and
+    includes) only from ``access``'s folders (:mod:`hrdf_ros.hrdf.access`)."""
     if bool(request.hrdf_path) == bool(request.hrdf_text):
         response.valid = False
         response.errors = [HrdfDiagnostic(
@@ -73,9 +74,10 @@ def validate(request, response, strict: bool = False):
             message='give exactly one of hrdf_path or hrdf_text')]
         return response
     strict = strict or request.strict
-    report = (validate_file(request.hrdf_path, strict=strict) if request.hrdf_path else
+    report = (validate_file(request.hrdf_path, strict=strict, access=access)
+              if request.hrdf_path else
               validate_text(request.hrdf_text, base_dir=request.base_directory or None,
-                            name='<text>', strict=strict))
+                            name='<text>', strict=strict, access=access))
     response.valid = report.valid
     response.errors = [diagnostic_msg(d) for d in report.errors]
     response.warnings = [diagnostic_msg(d) for d in report.warnings]

@@ -46,7 +46,8 @@ from tf2_msgs.msg import TFMessage
 
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
-from .model_services import load_result, model_status, validate
+from .model_loading import ModelLoader
+from .model_services import load_result, model_status
 from .moving_tf import MovingTransforms
 from .parameters import (StartupError, declare, declare_parameters, publish_limits,
                          throttle_interval_ns)
@@ -73,16 +74,17 @@ class HrdfStatePublisher(Node):
     def __init__(self, **kwargs):
         super().__init__('hrdf_ros_node', **kwargs)
         params = declare_parameters(self)
-        self.naming = params.naming
         self.missing_joints = params.missing_joints
         self.ignore_timestamp = params.ignore_timestamp
-        self.strict = params.strict
+        self.loader = ModelLoader(params.naming, params.strict, params.access,
+                                  params.allow_load)
+        self.get_logger().info(self.loader.describe())
         # publish_frequency: /tf once a stamp reaches _next_publish_ns (one comparison)
         self._throttle_ns = throttle_interval_ns(params.publish_frequency,
                                                  params.ignore_timestamp)
         self._last_published_ns = self._next_publish_ns = NEVER_NS
         try:
-            robot = load_robot(self.naming, path=params.hrdf_file, strict=self.strict)
+            robot = load_robot(params.naming, path=params.hrdf_file, strict=params.strict)
         except LoadError as exc:
             raise StartupError(str(exc)) from None
         declare(self, 'robot_description', robot.urdf)
@@ -111,6 +113,11 @@ class HrdfStatePublisher(Node):
         if params.republish_frequency > 0.0:
             self.create_timer(1.0 / params.republish_frequency, self._on_timer)
         self.create_timer(SUMMARY_PERIOD_S, self._log_rejected_summary)
+
+    def destroy_node(self):
+        """Drop pending file requests, then destroy the node."""
+        self.loader.shutdown()
+        return super().destroy_node()
 
     # -- model switching ---------------------------------------------------------------
 
@@ -169,8 +176,7 @@ class HrdfStatePublisher(Node):
                     return SetParametersResult(successful=False,
                                                reason='hrdf_file must be a non-empty path')
                 try:
-                    self._pending = load_robot(self.naming, path=parameter.value,
-                                               strict=self.strict)
+                    self._pending = self.loader.for_parameter(parameter.value)
                 except LoadError as exc:
                     self._report_load_failure(exc)
                     self._rejected_load = exc
@@ -195,23 +201,22 @@ class HrdfStatePublisher(Node):
         self.get_logger().error(f'HRDF not loaded, keeping robot "{self.robot.name}" from '
                                 f'{self.robot.source}:\n{exc}')
 
-    def _on_load_hrdf(self, request, response):
+    async def _on_load_hrdf(self, request, response):
+        """Read a file or text off the executor, then switch to it (a path through the
+        ``hrdf_file`` parameter, so that it shows the running file)."""
         try:
-            if request.hrdf_path and not request.hrdf_text:
-                self._rejected_load = None
-                result = self.set_parameters([Parameter('hrdf_file', value=request.hrdf_path)])
+            robot = await self.loader.for_request(self.executor, request)
+            if robot.source != '<text>':
+                self.loader.prepared, self._rejected_load = robot, None
+                result = self.set_parameters([Parameter('hrdf_file', value=robot.source)])
                 if not result[0].successful:
                     raise self._rejected_load or LoadError(result[0].reason)
-                robot = self.robot
             else:
-                robot = load_robot(self.naming, text=request.hrdf_text,
-                                   base_directory=request.base_directory, strict=self.strict)
                 self._switch_to(robot)
         except LoadError as exc:
-            if not request.hrdf_path or request.hrdf_text:
-                self._report_load_failure(exc)
+            self._report_load_failure(exc)
             return load_result(response, error=exc)
-        return load_result(response, robot=robot)
+        return load_result(response, robot=self.robot)
 
     # -- joint_states and TF -----------------------------------------------------------
 
@@ -296,9 +301,9 @@ class HrdfStatePublisher(Node):
     def _on_model_status(self, request, response):
         return model_status(self.robot, response)
 
-    def _on_validate_hrdf(self, request, response):
+    async def _on_validate_hrdf(self, request, response):
         """Validate an HRDF file or text without touching the running model."""
-        return validate(request, response, self.strict)
+        return await self.loader.validate(self.executor, request, response)
 
     def _on_forward_kinematics(self, request, response):
         stamp = self._stamp if request.use_latest_joint_states and self._stamp is not None \

@@ -29,6 +29,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from ..export.limits import read_limits
+from ..hrdf.access import FileAccess
 from ..hrdf.arm_config import read_arm_config
 from ..hrdf.diagnostics import HrdfError
 from ..export.mesh_sources import MESH_MODES, MeshSourceError, mesh_source
@@ -109,6 +110,21 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'at run time reloads the robot; a file that does not load is refused with its '
         'errors and the running model stays.', 'settable',
         shown_default='required'),
+    ParameterSpec(
+        'allowed_directories', [''], 'Folders the node reads HRDF files from: the paths '
+        'of `~/load_hrdf` and `~/validate_hrdf`, a run-time `hrdf_file`, and the files '
+        'they include (each path resolved, symbolic links and `..` included). A path '
+        'elsewhere, a missing file and a directory are all refused with the same message, '
+        'which never says whether the file exists. Default: the folder of `hrdf_file` '
+        '(and of `hebi_config`; of a symbolic link\'s target too), and the share folder '
+        'of the ROS package each lies in. Bounds of every request: 8 MiB in all (the '
+        'file or text and the files it includes), 100 000 XML elements, 128 levels of '
+        'nesting, 1024 includes 16 files deep.',
+        shown_default="the start hrdf_file's folder and package"),
+    ParameterSpec(
+        'allow_load', True, '`false`: every load is refused (`~/load_hrdf` by path or '
+        'text, setting `hrdf_file`); `~/validate_hrdf` still answers, for files and '
+        'includes inside `allowed_directories`.'),
     ParameterSpec(
         'robot_description', '', 'The URDF generated from the HRDF; only the node sets it '
         '(set `hrdf_file` to change the robot).', 'output', shown_default='generated',
@@ -230,6 +246,8 @@ class NodeParameters:
         ignore_timestamp: publish every message (no rate limit, out-of-order stamps
             accepted); may change at run time.
         strict: spec deviations hebi-py accepts are errors in every load and validation.
+        access: the folders files may be read from (``allowed_directories``).
+        allow_load: whether loads (by service or by setting ``hrdf_file``) are allowed.
     """
 
     hrdf_file: str
@@ -239,6 +257,8 @@ class NodeParameters:
     missing_joints: str
     ignore_timestamp: bool
     strict: bool = False
+    access: FileAccess = FileAccess(())
+    allow_load: bool = True
 
 
 def publish_limits(node: Node) -> Tuple[bool, int]:
@@ -359,5 +379,11 @@ def _declare(node: Node) -> NodeParameters:
     if missing_joints not in MISSING_JOINT_POLICIES:
         raise StartupError(f'missing_joints must be one of '
                            f'{", ".join(MISSING_JOINT_POLICIES)}, got "{missing_joints}"')
+    directories = [d for d in declare(node, 'allowed_directories') or [] if d]
+    if not directories:
+        access = FileAccess.around([path] + ([config.path] if config else []))
+    else:
+        access = FileAccess.of(directories)
     return NodeParameters(path, frequency, republish, naming, missing_joints,
-                          ignore_timestamp, strict=strict)
+                          ignore_timestamp, strict=strict, access=access,
+                          allow_load=bool(declare(node, 'allow_load')))

@@ -26,6 +26,7 @@ cannot start (the view extra missing, the address taken by something else).
 """
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from typing import Dict, List, Optional
@@ -40,6 +41,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
+from ..export.mesh_sources import cache_dir
+from ..hrdf.access import FileAccess
 from ..kinematics.rotations import rotation_to_quaternion, rotation_to_rpy
 from .parameters import ParameterSpec, StartupError, refused_values
 from .qos import LATCHED_QOS
@@ -50,6 +53,14 @@ from .tf_buffer import TfBuffer
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 TF_STATIC_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                            durability=DurabilityPolicy.TRANSIENT_LOCAL)
+def mesh_directories() -> List[str]:
+    """The default ``allowed_directories``: ``<prefix>/share`` of every ament prefix,
+    hrdf_ros's mesh cache and ``HRDF_ROS_MESH_DIR``."""
+    prefixes = [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]
+    return ([os.path.join(p, 'share') for p in prefixes] + [cache_dir()]
+            + [os.environ.get('HRDF_ROS_MESH_DIR', '')])
+
+
 #: Hz at which the drawn poses follow TF.
 REDRAW_HZ = 30.0
 #: Every parameter of ``hrdf_ros_web_view``, in the order the reference lists them.
@@ -58,6 +69,13 @@ WEB_VIEW_PARAMETERS = (
                   'frame `frame_prefix + L`.', 'start'),
     ParameterSpec('fixed_frame', '', "The frame the scene is drawn in (RViz's fixed frame); "
                   "empty: `frame_prefix` + the URDF's root link.", 'start'),
+    ParameterSpec('allowed_directories', [''], 'Folders mesh files are read from (a '
+                  '`robot_description` comes from the ROS graph, which anyone on it can '
+                  'publish): a mesh elsewhere is not drawn, with the same note whether or '
+                  'not it exists. Default: the `share` folder of every prefix on '
+                  '`AMENT_PREFIX_PATH` (every `package://` mesh), the mesh cache of `hrdf '
+                  'meshes fetch` and `HRDF_ROS_MESH_DIR`.', 'start',
+                  shown_default='share folders, the mesh cache, HRDF_ROS_MESH_DIR'),
     ParameterSpec('host', '127.0.0.1', 'Address the page is served on (`127.0.0.1`: this '
                   'machine only).', 'start'),
     ParameterSpec('port', 8080, 'Port of the page (`0`: any free port; a taken port: the '
@@ -94,6 +112,8 @@ class WebView(Node):
             port = parameter('port')
             self.gui = parameter('gui')
             rate = parameter('rate')
+            directories = [d for d in parameter('allowed_directories') or [] if d]
+        self.access = FileAccess.of(directories or mesh_directories())
         self._lock = threading.RLock()
         self.server = start_server(host, port, label=f'ROS: {self.get_fully_qualified_name()}')
         self.url = page_url(self.server)
@@ -134,7 +154,7 @@ class WebView(Node):
             self._generation += 1
             try:
                 scene = RobotScene(self.server.scene, msg.data,
-                                   root=f'/robot{self._generation}')
+                                   root=f'/robot{self._generation}', access=self.access)
             except UrdfError as exc:
                 self.get_logger().error(f'robot_description not drawn: {exc}')
                 self._status.content = (f'**robot_description not drawn** (the last good '

@@ -13,6 +13,10 @@ are), as ROS's resource_retriever reads references:
 * ``http(s)://``: the copy in the web mesh cache that ``hrdf meshes fetch FILE.hrdf``
   fills; never fetched here (the view makes no request to other hosts);
 * a plain path: absolute, or relative to ``base_directory`` (the URDF's folder).
+
+With an access policy (:class:`hrdf_ros.hrdf.access.FileAccess`: a URDF from the ROS
+graph, which any participant can publish), a file outside its directories is not read,
+with one message that never says whether it exists.
 """
 from __future__ import annotations
 
@@ -21,27 +25,42 @@ import urllib.parse
 from typing import Optional
 
 from ..export.mesh_sources import local_mesh_path, package_share
+from ..hrdf.access import REFUSED, FileAccess
 
 
 class MeshNotFound(Exception):
     """A mesh reference without a local file (the message says which and why)."""
 
 
-def resolve_mesh(reference: str, base_directory: Optional[str] = None) -> str:
+def resolve_mesh(reference: str, base_directory: Optional[str] = None,
+                 access: Optional[FileAccess] = None) -> str:
     """The local file a URDF mesh reference names (see the module docstring).
 
     Args:
         reference: the ``<mesh filename>`` value.
         base_directory: folder that relative paths are relative to (default: the current
             directory).
+        access: where mesh files may be read from (``None``: anywhere).
 
     Returns:
         An absolute path of an existing file.
 
     Raises:
         MeshNotFound: a web mesh not in the cache, an unknown package, an unsupported
-            URI scheme, or no such file.
+            URI scheme, no such file, or (with ``access``) a file it does not allow.
     """
+    if access is None:
+        return _resolve(reference, base_directory)
+    try:
+        path = _resolve(reference, base_directory)
+    except MeshNotFound:
+        path = None
+    if path is None or not access.readable(path):   # one answer, whatever the reason
+        raise MeshNotFound(f'{reference}: {REFUSED}')
+    return os.path.realpath(path)
+
+
+def _resolve(reference: str, base_directory: Optional[str]) -> str:
     parts = urllib.parse.urlsplit(reference)
     scheme = parts.scheme.lower()
     if scheme in ('http', 'https', 'package', 'file'):

@@ -101,8 +101,10 @@ def _rgb(visual, materials: Dict[str, object], default) -> Tuple[float, float, f
     return default
 
 
-def shape_mesh(geometry, base_directory: Optional[str] = None) -> 'trimesh.Trimesh':
-    """The trimesh of one URDF ``<geometry>``, in its own frame (m).
+def shape_mesh(geometry, base_directory: Optional[str] = None,
+               access=None) -> 'trimesh.Trimesh':
+    """The trimesh of one URDF ``<geometry>``, in its own frame (m); mesh files only
+    where ``access`` allows (:func:`.mesh_files.resolve_mesh`).
 
     Raises:
         MeshNotFound: a mesh reference without a local file.
@@ -117,7 +119,7 @@ def shape_mesh(geometry, base_directory: Optional[str] = None) -> 'trimesh.Trime
         return trimesh.creation.icosphere(subdivisions=2, radius=geometry.sphere.radius)
     if geometry.mesh is None:
         raise UrdfError('a <geometry> without a shape')
-    path = resolve_mesh(geometry.mesh.filename, base_directory)
+    path = resolve_mesh(geometry.mesh.filename, base_directory, access)
     try:
         mesh = trimesh.load(path, force='mesh')
     except Exception as exc:  # noqa: BLE001 - trimesh raises many kinds
@@ -169,6 +171,8 @@ class RobotScene:
         base_directory: folder of relative mesh paths.
         colour_of: link name -> RGB (0..1) for visuals without a material (default: a
             neutral grey).
+        access: where mesh files may be read from
+            (:class:`~hrdf_ros.hrdf.access.FileAccess`; ``None``: anywhere).
 
     Raises:
         UrdfError: the URDF cannot be read.
@@ -176,8 +180,10 @@ class RobotScene:
 
     def __init__(self, scene, urdf_text: str, root: str = '/robot',
                  base_directory: Optional[str] = None,
-                 colour_of: Optional[Callable[[str], Sequence[float]]] = None):
+                 colour_of: Optional[Callable[[str], Sequence[float]]] = None,
+                 access=None):
         self.urdf = parse_urdf(urdf_text)
+        self._access = access
         self.root_link = self.urdf.base_link
         self.links: List[str] = [link.name for link in self.urdf.robot.links]
         self.joints = movable_joints(self.urdf)
@@ -214,12 +220,14 @@ class RobotScene:
             pose = np.eye(4) if visual.origin is None else np.asarray(visual.origin, float)
             rgb = _rgb(visual, materials, default)
             try:
-                out.append((shape_mesh(visual.geometry, base_directory), pose, rgb))
+                out.append((shape_mesh(visual.geometry, base_directory, self._access),
+                            pose, rgb))
             except (MeshNotFound, UrdfError) as exc:
                 stand_ins = []
                 for collision in link.collisions:
                     try:
-                        mesh = shape_mesh(collision.geometry, base_directory)
+                        mesh = shape_mesh(collision.geometry, base_directory,
+                                          self._access)
                     except (MeshNotFound, UrdfError):
                         continue
                     origin = (np.eye(4) if collision.origin is None

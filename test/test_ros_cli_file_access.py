@@ -1,0 +1,170 @@
+"""What the node reads, through the real ``ros2`` command line: the attacks of
+doc/explanation/trust.md against ``~/load_hrdf``, ``~/validate_hrdf`` and
+``ros2 param set hrdf_file``, each refused with the same message whether or not the file
+exists, the running model unchanged; ``allow_load:=false``; and hostile inputs (a 50 MiB
+file, 10 000 levels of nesting, a 10 MiB attribute) refused within 2 s while /tf keeps
+its rate (measured with an rclpy client beside the CLI).
+
+One ``ros2 launch hrdf_ros hrdf.launch.py hrdf_file:=A-2085-06.hrdf publish_frequency:=0``
+in a folder holding the kits (links into ../shared/hrdf/kits), a bad file, a link to
+/etc/passwd, a directory and the hostile files: its allowed directories are that folder
+and the kits' folder (the links' targets).
+"""
+import os
+import re
+import time
+
+import numpy as np
+import pytest
+
+from hrdf_ros.hrdf.access import REFUSED
+
+from conftest import KITS_DIR
+from cli_helpers import (KIT, POSITIONS, Background, launched, require_ros2_cli, run,
+                         run_all, service_call, service_response, wait_for_node)
+
+require_ros2_cli()
+LAUNCH = f'ros2 launch hrdf_ros hrdf.launch.py hrdf_file:={KIT} publish_frequency:=0.0'
+LAUNCH_NO_LOAD = (f'ros2 launch hrdf_ros hrdf.launch.py hrdf_file:={KIT} allow_load:=false '
+                  'namespace:=locked')
+LOCKED = '/locked/hrdf_ros_node'
+#: paths that must be refused alike: outside, a link out, a .. escape, missing, a folder
+ATTACKS = ['/etc/passwd', 'passwd_link.hrdf', '../../../../../../../../etc/passwd',
+           'missing.hrdf', 'a_folder']
+#: hostile files and text, refused fast
+DEEP = '<robot version="1.2.0">' + '<rigid-body mass="1">' * 10000 + '</robot>'
+WIDE = '<robot version="1.2.0"><rigid-body mass="1" com_trans="' + '1' * (10 << 20) \
+    + ' 0 0"/></robot>'
+
+
+@pytest.fixture(scope='module')
+def guarded(ros2_daemon, workdir):
+    os.symlink('/etc/passwd', os.path.join(workdir, 'passwd_link.hrdf'))
+    os.mkdir(os.path.join(workdir, 'a_folder'))
+    with open(os.path.join(workdir, 'big.hrdf'), 'wb') as handle:
+        handle.truncate(50 << 20)                   # 50 MiB
+    for name, text in (('deep.hrdf', DEEP), ('wide.hrdf', WIDE)):
+        with open(os.path.join(workdir, name), 'w') as handle:
+            handle.write(text)
+    with launched(LAUNCH, workdir) as running:
+        yield running
+
+
+def text(include):
+    """HRDF text including ``include``, as a YAML string for ``ros2 service call``."""
+    return f'"<robot version=\\"1.3.0\\"><include path=\\"{include}\\"/></robot>"'
+
+
+def call(service, values):
+    result = run(service_call(service, values), timeout=60)
+    assert result.code == 0, result
+    return service_response(result.output)
+
+
+def test_every_attack_is_refused_alike_and_nothing_changes(guarded, workdir):
+    before = call('get_forward_kinematics', POSITIONS)
+    loads = [call('load_hrdf', f"{{hrdf_path: '{path}'}}") for path in ATTACKS]
+    checks = [call('validate_hrdf', f"{{hrdf_path: '{path}'}}") for path in ATTACKS]
+    for path, load, check in zip(ATTACKS, loads, checks):
+        assert not load['success'] and load['message'] == f'{path}:0:0: error: {REFUSED}'
+        assert [e['message'] for e in load['errors']] == [REFUSED]
+        assert not check['valid'] and [e['message'] for e in check['errors']] == [REFUSED]
+        assert check['errors'][0]['file'] == path
+    status = call('get_model_status', '')
+    assert (status['hrdf_file'], status['dof']) == (KIT, 6)
+    after = call('get_forward_kinematics', POSITIONS)
+    assert after['poses'][0]['pose'] == before['poses'][0]['pose']
+    # the node logged what it reads from: its folder and the kits' folder (links' targets)
+    [line] = re.findall(r'files read from: (.*)', guarded.output())
+    assert set(line.split(', ')) == {os.path.realpath(workdir), os.path.realpath(KITS_DIR)}
+
+
+def test_param_set_is_refused_alike(guarded):
+    answers = [run(f'ros2 param set /hrdf_ros_node hrdf_file {path}', timeout=60).output
+               for path in ('/etc/passwd', '/nonexistent/robot.hrdf')]
+    assert [a.strip() for a in answers] == [
+        f'Setting parameter failed: {path}:0:0: error: {REFUSED}'
+        for path in ('/etc/passwd', '/nonexistent/robot.hrdf')]
+    assert call('get_model_status', '')['hrdf_file'] == KIT
+
+
+def test_text_includes_stay_inside(guarded, workdir):
+    """HRDF text is read, but its includes only from the allowed folders."""
+    answers = [call('validate_hrdf', f'{{hrdf_text: {text(name)}, base_directory: /etc}}')
+               for name in ('passwd', 'no_such_file')]
+    messages = [a['errors'][0]['message'] for a in answers]
+    assert messages == [f'cannot include "{n}" (/etc/{n}): {REFUSED}'
+                        for n in ('passwd', 'no_such_file')]
+    inside = call('validate_hrdf', f'{{hrdf_text: {text(KIT)}, base_directory: {workdir}}}')
+    assert inside['valid'], inside
+
+
+def _timed(probe, srv, name, request, names, sent):
+    """Call a service from the probe while publishing joint_states at 50 Hz (stamps into
+    ``sent``); (response, seconds)."""
+    client = probe.create_client(srv, f'/hrdf_ros_node/{name}')
+    assert client.wait_for_service(10.0)
+    future = client.call_async(request)
+    start, last = time.monotonic(), 0.0
+    while not future.done():
+        if time.monotonic() - last >= 0.02:
+            last = time.monotonic()
+            sent.append(probe.publish_positions(names, np.full(6, 0.001 * len(sent))))
+        probe.spin_until(future.done, 0.005)
+    elapsed = time.monotonic() - start
+    probe.destroy_client(client)
+    return future.result(), elapsed
+
+
+def test_hostile_input_is_refused_fast_while_tf_keeps_its_rate(guarded, probe):
+    """50 MiB, 10 000 levels, a 10 MiB attribute: each refused within 2 s (as a file and
+    as text), and a legal but slow request (10 000 bodies) answered off the executor:
+    meanwhile joint_states at 50 Hz keep coming back as /tf."""
+    from hrdf_ros_interfaces.srv import LoadHrdf, ValidateHrdf
+    assert probe.wait_for_node()
+    names = ['J1', 'J2', 'J3', 'J4', 'J5', 'J6']
+    hostile = [(LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_path='big.hrdf')),
+               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_path='deep.hrdf')),
+               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_path='wide.hrdf')),
+               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_text=DEEP)),
+               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_text=WIDE)),
+               (ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(hrdf_path='big.hrdf')),
+               (ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(hrdf_text=DEEP)),
+               (ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(hrdf_text=WIDE))]
+    sent = []
+    for srv, name, request in hostile:
+        response, elapsed = _timed(probe, srv, name, request, names, sent)
+        assert not (response.success if srv is LoadHrdf else response.valid), name
+        assert elapsed < 2.0, (name, request.hrdf_path or len(request.hrdf_text), elapsed)
+        print(f'{name} {request.hrdf_path or len(request.hrdf_text)}: {elapsed:.3f} s')
+    bodies = '<rigid-body mass="1" output_trans="0.001 0 0"/>' * 10000
+    slow, elapsed = _timed(probe, ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(
+        hrdf_text=f'<robot version="1.2.0">{bodies}</robot>'), names, sent)
+    assert slow.valid
+    probe.spin_until(lambda: all(probe.has_tf_stamped(s) for s in sent[-3:]), 2.0)
+    got = sum(probe.has_tf_stamped(s) for s in sent)
+    print(f'10 000 bodies validated in {elapsed:.2f} s; /tf for {got} of {len(sent)} '
+          'joint_states')
+    assert elapsed > 0.5 and got >= 0.9 * len(sent), (got, len(sent))
+    status = call('get_model_status', '')
+    assert (status['hrdf_file'], status['dof']) == (KIT, 6)
+
+
+def test_no_load_when_switched_off(ros2_daemon, workdir):
+    launch = Background(LAUNCH_NO_LOAD, cwd=workdir)
+    try:
+        launch.wait_for(r'robot "[^"]*" from ')
+        wait_for_node(LOCKED)
+        by_path, by_text, check = [service_response(r.output) for r in run_all([
+            service_call('load_hrdf', f'{{hrdf_path: {KIT}}}', LOCKED),
+            service_call('load_hrdf', '{hrdf_text: "<robot version=\\"1.2.0\\"><actuator '
+                         'type=\\"X5-1\\"/></robot>"}', LOCKED),
+            service_call('validate_hrdf', f'{{hrdf_path: {KIT}}}', LOCKED)], timeout=60)]
+        assert not by_path['success'] and 'allow_load: false' in by_path['message']
+        assert not by_text['success'] and 'allow_load: false' in by_text['message']
+        assert check['valid']
+        answer = run(f'ros2 param set {LOCKED} hrdf_file {KIT}', timeout=60).output
+        assert 'allow_load: false' in answer
+        assert 'loading switched off' in launch.output()
+    finally:
+        launch.close()
