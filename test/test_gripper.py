@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from hrdf_ros import Kinematics, load, loads, to_urdf, to_xacro
+from hrdf_ros import load, loads, to_urdf, to_xacro
 from hrdf_ros.export.frame_tree import build_frame_tree
 from hrdf_ros.export.gripper import GRIPPER_EFFORT, GRIPPER_VELOCITY
 from hrdf_ros.kinematics import gripper as mechanism

@@ -16,14 +16,13 @@ the launch file itself runs under the real ``ros2 launch`` in every test.
 import os
 import signal
 import stat
-import time
 
 import numpy as np
 import pytest
 
 from cli_helpers import (ECHO_DESCRIPTION, ECHO_TF_STATIC, LAUNCH_BAD, NODE_LIST, VIEW,
                          VIEW_HEADLESS, VENV, Background, chain, echoed, require_ros2_cli,
-                         robots, run, run_all, transforms, wait_for_node, wait_until)
+                         robots, run, run_all, transforms, wait_for_node)
 
 require_ros2_cli()
 
