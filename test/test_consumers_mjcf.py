@@ -82,6 +82,14 @@ def load_scene(mujoco, path, capfd):
     return model
 
 
+def at_home(mujoco, path, capfd):
+    """(model, data) of the scene in ``path``, data reset to the home keyframe."""
+    model = load_scene(mujoco, path, capfd)
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, model.key('home').id)
+    return model, data
+
+
 def hebi_total(ref):
     return float(np.sum(ref.masses))
 
@@ -90,9 +98,7 @@ def hebi_total(ref):
 def test_mujoco_loads_steps_and_places_every_body(case, folder, capfd):
     mujoco = pytest.importorskip('mujoco', reason='mujoco not installed (make test-consumers)')
     path, ref = written(case, folder)
-    model = load_scene(mujoco, path, capfd)
-    data = mujoco.MjData(model)
-    mujoco.mj_resetDataKeyframe(model, data, model.key('home').id)
+    model, data = at_home(mujoco, path, capfd)
     # home touches neither the robot itself nor the floor (MuJoCo's own collision check)
     mujoco.mj_forward(model, data)
     assert data.ncon == 0, [(model.body(model.geom_bodyid[c.geom1]).name,
@@ -134,9 +140,7 @@ def test_kits_hold_home_against_gravity(case, variant, tolerance, folder, capfd)
     """Pure PD within 0.05 rad; with HEBI's gravity compensation, exactly."""
     mujoco = pytest.importorskip('mujoco', reason='mujoco not installed (make test-consumers)')
     path, ref = written(case, folder, variant)
-    model = load_scene(mujoco, path, capfd)
-    data = mujoco.MjData(model)
-    mujoco.mj_resetDataKeyframe(model, data, model.key('home').id)
+    model, data = at_home(mujoco, path, capfd)
     assert np.linalg.norm(model.opt.gravity) == pytest.approx(9.81)
     arm = [model.joint(name).qposadr[0] for name in ref.tree.dof_names]
     home = data.qpos[arm].copy()
@@ -151,9 +155,7 @@ def test_kits_hold_home_against_gravity(case, variant, tolerance, folder, capfd)
 def test_g_kits_close_the_gripper(case, folder, capfd):
     mujoco = pytest.importorskip('mujoco', reason='mujoco not installed (make test-consumers)')
     path, ref = written(case, folder)
-    model = load_scene(mujoco, path, capfd)
-    data = mujoco.MjData(model)
-    mujoco.mj_resetDataKeyframe(model, data, model.key('home').id)
+    model, data = at_home(mujoco, path, capfd)
     [gripper] = ref.tree.grippers
     actuator = model.actuator(gripper.joint).id
     lower, upper = model.actuator_ctrlrange[actuator]

@@ -43,15 +43,9 @@ def _moveit_tools():
 pytestmark = pytest.mark.skipif(bool(_moveit_tools()), reason=_moveit_tools() or 'ok')
 
 
-@pytest.fixture(scope='module')
-def workspace(tmp_path_factory):
-    """Every package generated into one workspace and built with one colcon call."""
-    root = tmp_path_factory.mktemp('moveit_ws')
-    packages = {}
-    for path in ROBOTS:
-        _, package = generated(path)
-        write_moveit_package(package, str(root / 'src' / package.name))
-        packages[path] = package
+def colcon_build(root):
+    """``colcon build`` every package under ``root/src`` into ``root/install`` (merged),
+    as a user's workspace is built; the test fails with colcon's output if it fails."""
     env = dict(os.environ, AMENT_PREFIX_PATH=VENV, PATH=BIN + os.pathsep + os.environ['PATH'])
     result = subprocess.run(
         [COLCON, '--log-base', str(root / 'log'), 'build', '--base-paths', str(root / 'src'),
@@ -61,6 +55,18 @@ def workspace(tmp_path_factory):
          '--cmake-args', '-DBUILD_TESTING=OFF'],
         cwd=root, env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+@pytest.fixture(scope='module')
+def workspace(tmp_path_factory):
+    """Every package generated into one workspace and built with one colcon call."""
+    root = tmp_path_factory.mktemp('moveit_ws')
+    packages = {}
+    for path in ROBOTS:
+        _, package = generated(path)
+        write_moveit_package(package, str(root / 'src' / package.name))
+        packages[path] = package
+    colcon_build(root)
     return root, packages
 
 

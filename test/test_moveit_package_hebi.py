@@ -37,7 +37,7 @@ from conftest import REPO
 from hebi_description import HEBI_DESCRIPTION, ament_prefix, require_hebi_description
 from ros2_controllers_params import validate
 from test_hebi_arm import gains_bounds
-from test_moveit_package import BIN, COLCON, HERE, VENV, _moveit_tools
+from test_moveit_package import BIN, HERE, VENV, _moveit_tools, colcon_build
 
 require_hebi_description()
 require_ros2_cli()
@@ -67,15 +67,7 @@ def workspace(tmp_path_factory):
             code = main(['moveit', '--hebi-config', path, '-o',
                          str(root / 'src' / package_of(path))])
         assert code == 0, path
-    env = dict(os.environ, AMENT_PREFIX_PATH=VENV, PATH=BIN + os.pathsep + os.environ['PATH'])
-    result = subprocess.run(
-        [COLCON, '--log-base', str(root / 'log'), 'build', '--base-paths', str(root / 'src'),
-         '--build-base', str(root / 'build'), '--install-base', str(root / 'install'),
-         '--merge-install', '--parallel-workers', '2', '--event-handlers',
-         'console_direct-', 'console_cohesion-', 'console_start_end-',
-         '--cmake-args', '-DBUILD_TESTING=OFF'],
-        cwd=root, env=env, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    colcon_build(root)
     return root
 
 

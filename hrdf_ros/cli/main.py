@@ -23,6 +23,18 @@ from .meshes import add_parser as add_meshes_parser
 from .view import add_view_parser
 
 
+LIMITS_HELP = ('joint limits, a YAML mapping joint: [lower, upper] or '
+               '{lower, upper, velocity, effort}')
+MOVEIT_LIMITS_HELP = ('joint limits: joint: [lower, upper] or joint: {position: '
+                      '[lower, upper], velocity: v, acceleration: a, effort: e}')
+
+
+def _add_joint_options(parser, limits_help: str = LIMITS_HELP) -> None:
+    """``--joint-prefix`` and ``--limits``, shared by every model writer."""
+    parser.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+    parser.add_argument('--limits', metavar='YAML', help=limits_help)
+
+
 def _add_ros2_control_options(parser, help_text: str) -> None:
     parser.add_argument('--ros2-control', choices=('mock', 'gazebo', 'hebi'), help=help_text)
 
@@ -64,16 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
         _add_file_and_config(p)
         p.add_argument('-o', '--output', help='output file (default: stdout)')
         p.add_argument('--name', help='robot/model name (default: file name)')
-        p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+        _add_joint_options(p)
         if command == 'urdf':
             p.add_argument('--xacro', action='store_true',
                            help='write a xacro macro (prefix, parent, xyz, rpy) instead')
             p.add_argument('--exact-masses', action='store_true',
                            help="HEBI's masses only, without the physical fill that "
                                 'simulators need on massless moving bodies')
-        p.add_argument('--limits', metavar='YAML',
-                       help='joint limits, a YAML mapping joint: [lower, upper] or '
-                            '{lower, upper, velocity, effort}')
         p.add_argument('--hebi-meshes', action='store_true',
                        help='deprecated: the same as --meshes package')
         add_mesh_options(p)
@@ -87,13 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('-o', '--output', required=True, metavar='DIR/robot.xml',
                    help='the robot\'s file; scene.xml is written beside it')
     p.add_argument('--name', help='model name (default: file name)')
-    p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
+    _add_joint_options(p)
     p.add_argument('--exact-masses', action='store_true',
                    help="HEBI's masses, but where MuJoCo refuses them (a massless body "
                         'behind a joint, a point mass): there the physical fill stays')
-    p.add_argument('--limits', metavar='YAML',
-                   help='joint limits, a YAML mapping joint: [lower, upper] or '
-                        '{lower, upper, velocity, effort}')
     p.add_argument('--gravity-compensation', action='store_true',
                    help='compensate gravity through the actuators, as HEBI\'s arm API does '
                         '(gravcomp); default: the position actuators alone hold the robot')
@@ -121,10 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help='package folder (e.g. ~/ws/src/<name>_moveit_config)')
     p.add_argument('--name', help='robot name and file stem (default: file name); the '
                                   'package is <name as a ROS name>_moveit_config')
-    p.add_argument('--joint-prefix', default='J', help='joint name prefix (default J)')
-    p.add_argument('--limits', metavar='YAML',
-                   help='joint limits: joint: [lower, upper] or joint: {position: '
-                        '[lower, upper], velocity: v, acceleration: a, effort: e}')
+    _add_joint_options(p, MOVEIT_LIMITS_HELP)
     _add_collision_options(p, 'of the SRDF')
     _add_ros2_control_options(p, 'default hardware of the package\'s ros2_control '
                                  'xacro (default mock; its bring-up launch file chooses '
