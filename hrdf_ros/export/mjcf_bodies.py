@@ -41,6 +41,9 @@ def pose_attributes(node: ET.Element, transform: np.ndarray) -> None:
 
 
 def inertial(body: ET.Element, inertial: LinkInertial) -> None:
+    """Append ``<inertial>`` to ``body``: centre of mass ``pos`` (m), ``mass`` (kg) and
+    ``fullinertia`` (kg m^2, about the centre of mass, in the body's axes: the link's
+    tensor rotated out of its inertial frame), after a comment on any physical fill."""
     if inertial.filled:
         body.append(comment(f'hrdf_ros fill: +{inertial.added_mass:.3g} kg, '
                             f'+{inertial.added_moment:.3g} kg m^2 per principal moment'))
@@ -80,6 +83,8 @@ class BodyWriter:
                 self.children.setdefault(spec.parent, []).append(('gripper', spec))
 
     def geometry(self, body: ET.Element, link: str) -> None:
+        """Append the visual and collision geoms of ``link`` (an element's or a gripper
+        part's shapes, the URDF's) to ``body``; a link with no part adds nothing."""
         if link in self.part_of:
             visual, collision = gripper_part_shapes(self.part_of[link], self.source)
         elif link in self.element_of:
@@ -95,6 +100,9 @@ class BodyWriter:
                 self.geom(body, kind, shape, link)
 
     def geom(self, body: ET.Element, kind: str, shape, link: str) -> None:
+        """Append one ``<geom>`` of class ``kind`` ('visual' or 'collision'): MJCF half
+        sizes (m) for box and cylinder, radius for sphere, a mesh asset per (file,
+        scale); a mesh with no local file is left out with a note."""
         attributes = {'class': kind}
         if shape.kind == 'mesh':
             path = local_mesh_path(shape.filename)
@@ -121,6 +129,9 @@ class BodyWriter:
 
     def joint(self, body: ET.Element, name: str, kind: str, axis: str, lower, upper,
               effort) -> None:
+        """Append ``<joint>`` ``name`` ('hinge' or 'slide', axis in the body's axes),
+        range [lower, upper] (rad or m; None: unlimited) and actuatorfrcrange +-effort
+        (N m or N; None: none), and keep it in qpos order."""
         attributes = {'name': name, 'type': kind, 'axis': axis}
         if lower is not None:
             attributes['range'] = nums((lower, upper))
@@ -130,6 +141,8 @@ class BodyWriter:
         self.joints.append(name)
 
     def body(self, parent: ET.Element, link: str, origin: np.ndarray) -> ET.Element:
+        """Append and return ``<body name=link>`` under ``parent`` at ``origin`` ((4, 4),
+        m, in the parent body's frame), with its inertial (gravcomp when asked)."""
         node = ET.SubElement(parent, 'body', {'name': link})
         if self.gravity_compensation:
             node.set('gravcomp', '1')
