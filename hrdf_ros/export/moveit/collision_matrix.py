@@ -20,9 +20,10 @@ collision geometry (:mod:`.collision_shapes`) and link poses (:class:`.LinkPoser
 
 Random states are uniform within the joint limits ([-pi, pi] for continuous joints), from
 ``numpy.random.default_rng(seed)``, so the result is reproducible. Collisions are FCL's
-(python-fcl) on the URDF's collision shapes. Each pair is first tested with oriented
-bounding boxes that contain its shapes (numpy, all samples at once); FCL runs only where
-the boxes overlap, and a pair stops being tested once it is seen in collision.
+(python-fcl) on the URDF's collision shapes. Each pair is first tested with bounding
+boxes that contain its shapes (numpy, all samples at once: root-frame axis-aligned boxes,
+then the separating axes of oriented ones); FCL runs only where the boxes overlap, and a
+pair stops being tested once it is seen in collision.
 Pairs with an *opaque* link (geometry that cannot be read) are only ever ``Adjacent``.
 """
 from __future__ import annotations
@@ -49,6 +50,8 @@ ALWAYS_ROUND = 200
 _BATCH = 100000
 #: Slack added to bounding boxes so that touching boxes still go to FCL, m.
 _SLACK = 1e-6
+#: (p + 1) % 3 and (p + 2) % 3 for p = 0, 1, 2 (the separating axis test's edge axes).
+_NEXT, _NEXT_NEXT = np.array([1, 2, 0]), np.array([2, 0, 1])
 
 Pair = Tuple[str, str]
 
@@ -131,33 +134,45 @@ class CollisionChecker:
 
     def overlaps(self, link_poses: np.ndarray, shape_pairs: np.ndarray
                  ) -> Tuple[np.ndarray, np.ndarray]:
-        """(states, shape pairs) index arrays of the entries whose bounding boxes overlap:
-        bounding spheres first, then the 15 separating axes of the two boxes."""
+        """(states, shape pairs) index arrays of the entries whose bounding boxes overlap,
+        in row-major order: first the root-frame axis-aligned boxes that contain the
+        oriented ones, then the oriented boxes' 6 face axes, then their 9 edge axes (each
+        stage on what the one before kept)."""
         obb = link_poses[:, self._shape_link] @ self._obb          # (N, S, 4, 4)
-        centres = obb[..., :3, 3]
+        shapes = obb.shape[1]
+        axes = obb[..., :3, :3]
+        centres = np.ascontiguousarray(np.moveaxis(obb[..., :3, 3], 2, 0))   # (3, N, S)
+        extents = np.einsum('nsab,sb->ans', np.abs(axes), self._half)       # (3, N, S)
         i, j = shape_pairs[:, 0], shape_pairs[:, 1]
-        reach = self._radius[i] + self._radius[j]
-        gap = centres[:, j] - centres[:, i]                        # (N, K, 3)
-        n, k = np.nonzero(np.einsum('nki,nki->nk', gap, gap) <= reach * reach)
+        inside = np.ones((len(obb), len(shape_pairs)), dtype=bool)
+        for centre, extent in zip(centres, extents):                 # x, y, z
+            inside &= np.abs(centre[:, j] - centre[:, i]) <= extent[:, i] + extent[:, j]
+        n, k = np.nonzero(inside)
         if not len(n):
             return n, k
-        a, b = obb[n, i[k], :3, :3], obb[n, j[k], :3, :3]          # (M, 3, 3) box axes
+        rows_a, rows_b = n * shapes + i[k], n * shapes + j[k]     # in (N * S) order
+        a = np.take(axes.reshape(-1, 3, 3), rows_a, axis=0)       # (M, 3, 3) box axes
+        b = np.take(axes.reshape(-1, 3, 3), rows_b, axis=0)
+        flat = centres.reshape(3, -1)
+        gap = (np.take(flat, rows_b, axis=1) - np.take(flat, rows_a, axis=1)).T  # (M, 3)
         ha, hb = self._half[i[k]], self._half[j[k]]                # (M, 3)
-        rot = np.matmul(a.transpose(0, 2, 1), b)                   # B's axes in A's frame
-        t = np.matmul(a.transpose(0, 2, 1), gap[n, k][:, :, None])[:, :, 0]
+        a_t = a.transpose(0, 2, 1)
+        rot = np.matmul(a_t, b)                                    # B's axes in A's frame
+        t = np.matmul(a_t, gap[:, :, None])[:, :, 0]               # B's centre in A's
         absr = np.abs(rot) + 1e-9
-        separated = np.any(np.abs(t) > ha + (absr * hb[:, None, :]).sum(axis=2), axis=1)
+        separated = np.any(np.abs(t) > ha + np.matmul(absr, hb[:, :, None])[:, :, 0], axis=1)
         tb = np.matmul(rot.transpose(0, 2, 1), t[:, :, None])[:, :, 0]
-        separated |= np.any(np.abs(tb) > hb + (absr * ha[:, :, None]).sum(axis=1), axis=1)
-        for p in range(3):
-            p1, p2 = (p + 1) % 3, (p + 2) % 3
-            for q in range(3):
-                q1, q2 = (q + 1) % 3, (q + 2) % 3
-                dist = np.abs(t[:, p2] * rot[:, p1, q] - t[:, p1] * rot[:, p2, q])
-                limit = (ha[:, p1] * absr[:, p2, q] + ha[:, p2] * absr[:, p1, q]
-                         + hb[:, q1] * absr[:, p, q2] + hb[:, q2] * absr[:, p, q1])
-                separated |= dist > limit
-        keep = ~separated
+        separated |= np.any(np.abs(tb) > hb + np.matmul(absr.transpose(0, 2, 1),
+                                                        ha[:, :, None])[:, :, 0], axis=1)
+        left = np.flatnonzero(~separated)
+        t, rot, absr, ha, hb = t[left], rot[left], absr[left], ha[left], hb[left]
+        # edge axes A_p x B_q for every (p, q) at once: p1, p2 (q1, q2) are the other
+        # two axes of p (q), in cyclic order
+        p1, p2 = _NEXT, _NEXT_NEXT
+        dist = np.abs(t[:, p2, None] * rot[:, p1, :] - t[:, p1, None] * rot[:, p2, :])
+        limit = (ha[:, p1, None] * absr[:, p2, :] + ha[:, p2, None] * absr[:, p1, :]
+                 + hb[:, None, p1] * absr[:, :, p2] + hb[:, None, p2] * absr[:, :, p1])
+        keep = left[~np.any(dist > limit, axis=(1, 2))]
         return n[keep], k[keep]
 
     def collide(self, link_poses: np.ndarray, sample: int, shape_pair) -> bool:
