@@ -45,8 +45,10 @@ pytestmark = pytest.mark.skipif(bool(_moveit_tools()), reason=_moveit_tools() or
 
 def colcon_build(root):
     """``colcon build`` every package under ``root/src`` into ``root/install`` (merged),
-    as a user's workspace is built; the test fails with colcon's output if it fails."""
-    env = dict(os.environ, AMENT_PREFIX_PATH=VENV, PATH=BIN + os.pathsep + os.environ['PATH'])
+    as a user's workspace is built; the test fails with colcon's output if it fails. No C or
+    C++ compiler is given (CC and CXX name none): a package without code needs none."""
+    env = dict(os.environ, AMENT_PREFIX_PATH=VENV, PATH=BIN + os.pathsep + os.environ['PATH'],
+               CC='/nonexistent/cc', CXX='/nonexistent/c++')
     result = subprocess.run(
         [COLCON, '--log-base', str(root / 'log'), 'build', '--base-paths', str(root / 'src'),
          '--build-base', str(root / 'build'), '--install-base', str(root / 'install'),
