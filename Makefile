@@ -8,7 +8,7 @@ ENV_STAMP := $(VENV)/.hrdf-stamps/env.stamp
 
 # Everything setup_env.sh reads; touching any of these re-runs it (the script
 # itself then only redoes the steps whose own inputs changed).
-ENV_INPUTS := scripts/setup_env.sh scripts/interfaces_build_order.py \
+ENV_INPUTS := scripts/setup_env.sh scripts/venv_install.sh scripts/interfaces_build_order.py \
               scripts/cmake_drop_missing_includes.cmake \
               scripts/requirements-ros.txt scripts/requirements-dev.txt scripts/constraints.txt \
               $(shell find interfaces -type f 2>/dev/null) \
@@ -75,7 +75,7 @@ test-consumers: consumers-env
 # test/test_docs_build.py.
 DOCS_STAMP := $(VENV)/.hrdf-stamps/docs.stamp
 $(DOCS_STAMP): $(ENV_STAMP) scripts/requirements-docs.txt scripts/constraints.txt
-	$(PY) -m pip install -q --disable-pip-version-check -r scripts/requirements-docs.txt
+	scripts/venv_install.sh -r scripts/requirements-docs.txt
 	@touch $@
 
 docs-env: $(DOCS_STAMP)

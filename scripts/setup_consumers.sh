@@ -54,8 +54,8 @@ stamp="$STAMPS/consumers-requirements.sha256"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$req_hash" ]]; then
     log "drake, mujoco, pybullet, pin, selenium up to date"
 else
-    log "pip install -r requirements-consumers.txt"
-    (cd "$ROOT/scripts" && "$VPY" -m pip install --quiet --disable-pip-version-check -r "$REQ")
+    log "install -r requirements-consumers.txt (scripts/venv_install.sh)"
+    (cd "$ROOT/scripts" && "$ROOT/scripts/venv_install.sh" -r "$REQ")
     echo "$req_hash" > "$stamp"
 fi
 

@@ -121,8 +121,14 @@ req_stamp="$STAMPS/requirements.sha256"
 if [[ -f "$req_stamp" && "$(cat "$req_stamp")" == "$req_hash" ]]; then
     log "python requirements up to date"
 else
-    log "pip install -r requirements-ros.txt -r requirements-dev.txt"
-    "$VPY" -m pip install --quiet --disable-pip-version-check \
+    # the installer first: uv, pinned in constraints.txt (scripts/venv_install.sh)
+    if [[ ! -x "$VENV/bin/uv" ]]; then
+        "$VPY" -m pip install --quiet --disable-pip-version-check \
+            -c "$SCRIPTS/constraints.txt" uv \
+            || log "uv could not be installed; pip installs the requirements (slower)"
+    fi
+    log "install -r requirements-ros.txt -r requirements-dev.txt (scripts/venv_install.sh)"
+    "$SCRIPTS/venv_install.sh" \
         -r "$SCRIPTS/requirements-ros.txt" -r "$SCRIPTS/requirements-dev.txt"
     echo "$req_hash" > "$req_stamp"
 fi
@@ -245,9 +251,9 @@ if [[ -f "$ROOT/setup.py" ]]; then
     if [[ ! -f "$proj_stamp" || "$(cat "$proj_stamp")" != "$proj_key" ]] \
         || newer_than_stamp "$proj_stamp" "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/pyproject.toml" \
             "$ROOT/package.xml" "$ROOT/resource" "$req_stamp"; then
-        log "pip install -e .[view] (project)"
+        log "install -e .[view] (project)"
         rm -f "$proj_stamp"
-        "$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+        "$SCRIPTS/venv_install.sh" --no-build-isolation \
             -c "$SCRIPTS/constraints.txt" -e "$ROOT[view]"
         echo "$proj_key" > "$proj_stamp"
     else
