@@ -35,7 +35,7 @@ VENV_PREFIX := $(abspath $(VENV))
 export AMENT_PREFIX_PATH := $(VENV_PREFIX)$(if $(AMENT_PREFIX_PATH),:$(AMENT_PREFIX_PATH))
 export PATH := $(VENV_PREFIX)/bin:$(PATH)
 
-.PHONY: env test consumers-env test-consumers docs-env docs demo bench bench-node soak clean
+.PHONY: env test consumers-env test-consumers fast-env docs-env docs demo bench bench-node soak clean
 
 env: $(ENV_STAMP)
 
@@ -43,7 +43,7 @@ $(ENV_STAMP): $(ENV_INPUTS)
 	bash scripts/setup_env.sh
 	@mkdir -p $(dir $@) && touch $@
 
-test: env consumers-env docs-env
+test: env consumers-env docs-env fast-env
 	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
 	@# the real-CLI tests start the ros2 daemon of this ROS_DOMAIN_ID and stop it; stop it
 	@# here too, whatever happened
@@ -65,6 +65,15 @@ consumers-env: $(CONSUMERS_STAMP)
 
 test-consumers: consumers-env
 	$(PY) -m pytest -q -m consumers test
+
+# The extra hrdf_ros[fast] (numba: the compiled kinematics kernels, about 150 MB), for
+# `make test` (both kinematics paths are tested) and `make bench`; not `make env`.
+FAST_STAMP := $(VENV)/.hrdf-stamps/fast.stamp
+$(FAST_STAMP): $(ENV_STAMP) scripts/requirements-fast.txt scripts/constraints.txt
+	cd scripts && ./venv_install.sh -r requirements-fast.txt
+	@touch $@
+
+fast-env: $(FAST_STAMP)
 
 # The documentation (doc/: Sphinx with MyST pages, laid out as rosdoc2 builds a ROS 2
 # Python package) as HTML in build/docs/html. -W -n --keep-going: any warning, an
@@ -92,7 +101,7 @@ demo: env
 # uses them. benchmarks/requirements.txt is a complete lock, installed without
 # dependency resolution (see the file for why).
 BENCH_STAMP := $(VENV)/.hrdf-stamps/bench.stamp
-$(BENCH_STAMP): $(ENV_STAMP) benchmarks/requirements.txt
+$(BENCH_STAMP): $(ENV_STAMP) $(FAST_STAMP) benchmarks/requirements.txt
 	cd benchmarks && ../$(PY) -m pip install -q --no-deps -r requirements.txt
 	@touch $@
 

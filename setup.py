@@ -25,8 +25,10 @@ setup(
     # hrdf moveit's self-collision matrix (without it: --collision-samples 0); hrdf view
     # and the ROS web view (hrdf_ros.view: viser's 3D page, yourdfpy, trimesh); meshes:
     # what scripts/fit_collision_shapes.py and the mesh tests use (never imported by the
-    # package itself).
+    # package itself); fast: the compiled kinematics kernels (hrdf_ros.kinematics.compiled,
+    # imported only when that path is chosen).
     extras_require={'moveit': ['python-fcl'],
+                    'fast': ['numba>=0.59'],
                     'view': ['viser>=1.1.1', 'yourdfpy>=0.0.56', 'trimesh>=4'],
                     'meshes': ['trimesh[easy]']},
     zip_safe=True,

@@ -45,7 +45,7 @@ def main(argv=None) -> int:
 
     model = load(path)
     tree = build_frame_tree(model)
-    kinematics = Kinematics(model)
+    kinematics = Kinematics(model, 'numpy')     # as the node computes by default
     print(f'HRDF {path}: {model.dof_count} DoF, joints {tree.dof_names}')
     process = start_node_process(path, {'publish_frequency': 0.0})
     rclpy.init()

@@ -24,6 +24,12 @@ HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
 # neither read nor fill the user's own cache and the rule starts from nothing.
 os.environ['HRDF_ROS_CACHE_DIR'] = tempfile.mkdtemp(prefix='hrdf_ros_test_cache_')
 atexit.register(shutil.rmtree, os.environ['HRDF_ROS_CACHE_DIR'], True)
+
+# The suite tests the numpy kinematics path (as the CLI and the node run by default);
+# test_kinematics_paths.py runs the compiled one against it, hebi-py and the API default.
+from hrdf_ros.kinematics import backend  # noqa: E402
+
+backend.set_default('numpy')
 os.environ.pop('HRDF_ROS_MESH_DIR', None)
 
 # Results several test files compute alike (the MoveIt packages of every robot:

@@ -1,8 +1,8 @@
 """The package layout is the pipeline, and imports follow it.
 
-Layers, lowest first: ``model`` (plain data, imports nothing of the package), ``hrdf``
-(reads HRDF into a model), ``kinematics``, ``export``, ``ros``, then the top modules
-(``cli``, ``demo``, ``__init__``). A module may import from its own layer and the layers
+Layers, lowest first: ``model`` (plain data, and ``cache_dir``; they import nothing of
+the package), ``hrdf`` (reads HRDF into a model), ``kinematics``, ``export``, ``ros``,
+then the top modules (``cli``, ``demo``, ``__init__``). A module may import from its own layer and the layers
 below it, never from a layer above; nothing below ``ros`` imports rclpy or ROS messages
 (``demo`` at the top is a ROS program; ``cli`` must import without ROS, checked apart).
 Also the size rule of the layout: no module over ~400 lines, no class over ~250.
@@ -46,7 +46,7 @@ def _modules():
 
 def _layer(relative: str) -> str:
     first = relative.split(os.sep)[0]
-    if first in ('model.py',):
+    if first in ('model.py', 'cache_dir.py'):
         return 'model'
     if first in ('hrdf', 'kinematics', 'export', 'view', 'ros'):
         return first
@@ -86,7 +86,7 @@ def _target_layer(module: str):
         return None
     if len(parts) == 1:
         return 'top'
-    return _layer(parts[1] if parts[1] != 'model' else 'model.py')
+    return _layer(parts[1] + '.py' if parts[1] in ('model', 'cache_dir') else parts[1])
 
 
 MODULES = list(_modules())
@@ -152,6 +152,33 @@ def test_the_checker_keeps_the_view_extra_in_view(tmp_path):
     found = _violations(os.path.join('ros', 'bad.py'), str(bad))
     assert len(found) == 2 and 'only' in found[1]
     assert _violations(os.path.join('view', 'bad.py'), str(bad)) == []
+
+
+def test_only_the_compiled_kernels_import_numba_and_only_when_chosen():
+    """numba (the extra hrdf_ros[fast]) is imported by kinematics/compiled.py alone, and
+    that module by nothing at module level (kinematics/backend.py loads it when the numba
+    path is used); the CLI and the node import neither."""
+    compiled = os.path.join('kinematics', 'compiled.py')
+    for relative, path in MODULES:
+        if relative != compiled:
+            assert [m for m, _ in _imports(relative, path)
+                    if m.split('.')[0] == 'numba'] == [], relative
+        for node in ast.parse(open(path, encoding='utf-8').read()).body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [getattr(node, 'module', None) or ''] + [a.name for a in node.names]
+                assert not any('compiled' in n.split('.') for n in names), relative
+    code = ('import sys, io, contextlib\n'
+            'import hrdf_ros, hrdf_ros.ros.node\n'
+            'from hrdf_ros.cli import main\n'
+            'with contextlib.redirect_stdout(io.StringIO()):\n'
+            f'    assert main(["fk", {BUNDLED!r}]) == 0\n'
+            'print(sorted(m for m in sys.modules if m.split(".")[0] == "numba"\n'
+            '             or m == "hrdf_ros.kinematics.compiled"))\n')
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                            env={k: v for k, v in os.environ.items()
+                                 if k != 'HRDF_ROS_KINEMATICS'})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == '[]'
 
 
 @pytest.mark.parametrize('relative', sorted(VIEW_USERS))

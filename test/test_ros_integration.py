@@ -126,6 +126,35 @@ def test_invalid_hrdf_exits_nonzero_with_located_error(tmp_path, contents, expec
     assert 'Traceback' not in result.stderr
 
 
+@pytest.mark.parametrize('kinematics,said', [
+    ('numpy', 'kinematics: numpy (numba installed; --kinematics numba or '),
+    ('numba', 'kinematics: numba (compiled kernels, hrdf_ros[fast])')])
+def test_the_start_up_log_says_the_kinematics_path(kinematics, said):
+    process = subprocess.Popen([sys.executable, '-m', 'hrdf_ros.ros.node', '--ros-args',
+                                '-p', f'hrdf_file:={BUNDLED_ARM}', '-p',
+                                f'kinematics:={kinematics}'], stderr=subprocess.PIPE,
+                               env={k: v for k, v in os.environ.items()
+                                    if k != 'HRDF_ROS_KINEMATICS'})
+    try:
+        lines = []
+        for line in process.stderr:
+            lines.append(line.decode(errors='replace'))
+            if 'robot "' in lines[-1]:
+                break
+        assert any(said in line for line in lines), lines
+    finally:
+        stop(process)
+
+
+def test_unknown_kinematics_path_exits_nonzero_with_a_message():
+    result = subprocess.run([sys.executable, '-m', 'hrdf_ros.ros.node', '--ros-args', '-p',
+                             f'hrdf_file:={BUNDLED_ARM}', '-p', 'kinematics:=fortran'],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert 'kinematics must be one of auto, numpy, numba' in result.stderr
+    assert 'Traceback' not in result.stderr
+
+
 def test_missing_parameter_exits_nonzero():
     result = subprocess.run([sys.executable, '-m', 'hrdf_ros.ros.node'], capture_output=True,
                             text=True, timeout=60)
@@ -155,7 +184,10 @@ SERVICE_ROBOT = ('<robot version="1.4.0"><actuator type="X8-9" tag="shoulder"/>'
                  '<end-effector tag="tool"/></robot>')
 
 
-def test_kinematics_services_match_hebi(probe, hebi_import, tmp_path):
+@pytest.mark.parametrize('kinematics', ['numpy', 'numba'])
+def test_kinematics_services_match_hebi(kinematics, probe, hebi_import, tmp_path):
+    """On both kinematics paths (node parameter ``kinematics``; numba: the extra
+    hrdf_ros[fast], which make test installs)."""
     from geometry_msgs.msg import Pose  # noqa: F401  (message package must import)
     from hrdf_ros_interfaces.srv import GetForwardKinematics, GetJacobian, GetModelStatus
     from hrdf_ros.kinematics.rotations import quaternion_to_rotation
@@ -165,7 +197,8 @@ def test_kinematics_services_match_hebi(probe, hebi_import, tmp_path):
     hebi = hebi_import[0](str(path))
     model = load(str(path))
     names = build_frame_tree(model).dof_names
-    process = run_node(str(path), publish_frequency=0.0, frame_prefix='left/')
+    process = run_node(str(path), publish_frequency=0.0, frame_prefix='left/',
+                       kinematics=kinematics)
     try:
         assert probe.wait_for_node()
         status = probe.call(GetModelStatus, '/hrdf_ros_node/get_model_status',

@@ -1,7 +1,8 @@
 """``hrdf info``: a robot's summary and its element tree, as text or JSON.
 
 In: parsed arguments (a file, ``--json``). Out: version, DoF and joint names, frame
-counts, total mass (kg), the URDF's physical fill, and the element tree (one chain per
+counts, total mass (kg), the URDF's physical fill, the kinematics path in use (numpy or
+numba, :mod:`hrdf_ros.kinematics.backend`), and the element tree (one chain per
 output of a branching element), on stdout.
 """
 from __future__ import annotations
@@ -10,7 +11,7 @@ import json
 
 from ..export.frame_tree import build_frame_tree
 from ..export.inertials import fill_summary, link_inertials
-from ..kinematics import FRAME_TYPES
+from ..kinematics import FRAME_TYPES, backend
 from .common import EXIT_OK, load_or_report
 
 
@@ -86,6 +87,7 @@ def cmd_info(args) -> int:
                       'implicit': e.implicit}
                      for i, e in enumerate(model.elements)],
         'tree': element_tree(model, tree),
+        'kinematics': backend.resolve(),
     }
     if args.json:
         print(json.dumps(info))
@@ -98,5 +100,6 @@ def cmd_info(args) -> int:
         print(f'URDF physical fill: {len(fill)} link(s)' + (
             f' ({", ".join(f["link"] for f in fill)}), +{added:.3g} kg' if fill else '')
             + ' (hrdf_ros.export.inertials; hrdf urdf --exact-masses writes HEBI\'s masses)')
+        print(backend.describe(info['kinematics']))
         print_tree(info['tree'])
     return EXIT_OK

@@ -14,7 +14,7 @@ from typing import List, Optional
 from ..hrdf.leniency import DEVIATIONS
 from ..export.ros2_control import DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS
 from ..entry_points import interrupted_exit_code
-from ..kinematics import FRAME_TYPES
+from ..kinematics import FRAME_TYPES, backend
 from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_mjcf, cmd_moveit, cmd_validate
 from .common import (EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser, UsageError,
                      add_gripper_option, add_mesh_options)
@@ -141,8 +141,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_moveit)
     add_meshes_parser(sub)
     add_view_parser(sub)
+    kinematics_help = ('kinematics path: numpy (the default here: no start-up cost), numba '
+                       '(compiled kernels of the extra hrdf_ros[fast]) or auto (numba when '
+                       f'installed); {backend.KINEMATICS_VARIABLE} in the environment '
+                       'overrides it')
     for p in sub.choices.values():
         p.add_argument('--strict', action='store_true', help=strict_help)
+        p.add_argument('--kinematics', choices=backend.CHOICES, default='numpy',
+                       help=kinematics_help)
     return parser
 
 
@@ -171,7 +177,16 @@ def main(argv: Optional[List[str]] = None) -> int:
             args = build_parser().parse_args(argv)
         except SystemExit as exc:  # --help
             return EXIT_USAGE if exc.code else EXIT_OK
-        code = args.run(args)
+        try:
+            backend.resolve(args.kinematics)        # the environment variable, numba
+        except (ValueError, ImportError) as exc:
+            raise UsageError(str(exc)) from None
+        previous = backend.default()
+        backend.set_default(args.kinematics)
+        try:
+            code = args.run(args)
+        finally:
+            backend.set_default(previous)       # main() called in-process changes nothing
         sys.stdout.flush()
         return code
     except UsageError as exc:

@@ -45,13 +45,13 @@ from dataclasses import dataclass, field
 from typing import FrozenSet, List, Mapping, Optional
 
 from .hebi_mesh_files import COMMIT, FILES
+from ..cache_dir import cache_dir
 from ..hrdf.sources import package_share
 
 #: ``meshes`` option values.
 MESH_MODES = ('auto', 'package', 'primitives')
 #: Environment variables read by the rule.
 MESH_DIR_VARIABLE = 'HRDF_ROS_MESH_DIR'
-CACHE_DIR_VARIABLE = 'HRDF_ROS_CACHE_DIR'
 #: The ROS package with HEBI's meshes.
 PACKAGE = 'hebi_description'
 #: What the one-line note tells a user without meshes.
@@ -69,15 +69,6 @@ def file_uri(path: str) -> str:
     """``file://`` + the absolute path (not percent-encoded: ROS's resource_retriever,
     Drake, Pinocchio and PyBullet read it verbatim)."""
     return 'file://' + os.path.abspath(path)
-
-
-def cache_dir(environ: Optional[Mapping[str, str]] = None) -> str:
-    """The user cache folder of hrdf_ros (``HRDF_ROS_CACHE_DIR``, else platformdirs')."""
-    environ = os.environ if environ is None else environ
-    if environ.get(CACHE_DIR_VARIABLE):
-        return os.path.abspath(environ[CACHE_DIR_VARIABLE])
-    import platformdirs  # noqa: PLC0415 - only when the cache is consulted
-    return platformdirs.user_cache_dir('hrdf_ros', appauthor=False)
 
 
 def hebi_cache_folder(environ: Optional[Mapping[str, str]] = None) -> str:

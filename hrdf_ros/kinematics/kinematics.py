@@ -10,36 +10,50 @@ takes positions of shape (0,) (or ``[]``) or (N, 0); its Jacobians are (…, 6, 
 
 Every request goes through a :class:`~.frame_set.FrameSet` (all frames of a type, or
 one frame), compiled from the model's :class:`~.structure.KinematicStructure` on first
-use and cached: one configuration is evaluated by :mod:`.frame_set`, a batch by
-:mod:`.batch`. Every call that returns an array also fills one given as ``out=`` (the
-result's shape, float64, C-contiguous, writeable; checked by :mod:`.buffers`) and
-returns it.
+use and cached, and evaluated by :mod:`.evaluate` on one of two paths (:mod:`.backend`):
+numpy (one configuration by :mod:`.frame_set`, a batch by :mod:`.batch`), or the
+compiled kernels of :mod:`.compiled` (numba, the optional extra ``hrdf_ros[fast]``); the
+two agree to 1e-12. Every call that returns an array also fills one given as ``out=``
+(the result's shape, float64, C-contiguous, writeable; checked by :mod:`.buffers`) and
+returns it. Batched calls take ``threads=N``: the numba path runs the batch on N threads
+(numba's prange, equal blocks); the numpy path ignores it.
 """
 from __future__ import annotations
 
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
 from ..model import RobotModel
-from . import batch, batch_jacobians
-from .buffers import result_array
+from . import backend, evaluate
+from .backend import PENDING
 from .frame_set import FrameSet, factor_basis
 from .structure import FRAME_TYPES, KinematicStructure, check_frame_type
 
 __all__ = ['FRAME_TYPES', 'Kinematics']
 
 
-class Kinematics:
+class Kinematics(backend.PathChoice):
     """Precompiled forward kinematics of one robot model.
 
     Build once per model (``Kinematics(model)``). Every method computes each joint frame
     it needs once, along the tree; one-frame methods (:meth:`frame`,
     :meth:`frame_jacobian`, :meth:`end_effector`, :meth:`end_effector_jacobian`) only
     the joints on that frame's path. Instances are safe to share between threads.
+
+    Args:
+        model: the robot.
+        kinematics: ``'auto'``, ``'numpy'`` or ``'numba'``, the evaluation path
+            (:mod:`~hrdf_ros.kinematics.backend`; None: the process default, ``'auto'``
+            unless the CLI or the node set another), resolved at the first call (numba
+            imported then); ``HRDF_ROS_KINEMATICS`` in the environment forces a path.
+
+    Raises:
+        ValueError: an unknown ``kinematics`` value.
     """
 
-    def __init__(self, model: RobotModel):
+    def __init__(self, model: RobotModel, kinematics: Optional[str] = None):
+        super().__init__(kinematics)
         self.model = model
         self.structure = KinematicStructure(model)
         self.dof_count = model.dof_count
@@ -102,7 +116,8 @@ class Kinematics:
         self._sets[(frame_type, index)] = fs
         return fs
 
-    def frame(self, frame_type: str, index: int, positions, out=None) -> np.ndarray:
+    def frame(self, frame_type: str, index: int, positions, out=None,
+              threads: int = 1) -> np.ndarray:
         """One frame, computed along its own path only (the fast path).
 
         Args:
@@ -111,6 +126,7 @@ class Kinematics:
                 :meth:`~hrdf_ros.model.RobotModel.frame_index` to find it from a tag).
             positions: (dof,) or (N, dof) joint positions (rad or m).
             out: optional array of the result's shape to fill (see :meth:`frames`).
+            threads: threads of a batch on the numba path (see :meth:`frames`).
 
         Returns:
             (4, 4) or (N, 4, 4) transform in the reference frame (translation in m).
@@ -122,14 +138,11 @@ class Kinematics:
         """
         fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
-        if single:
-            return fs.transform(q) if out is None else _into(out, fs.transform(q), q)
-        out = result_array(out, (len(q), 4, 4), sources=(q,))
-        batch.transforms(fs, q, out[:, None])
-        return out
+        kernels = self._kernels if self._kernels is not PENDING else self._resolve()
+        return evaluate.frames(kernels, fs, q, single, out, threads, first=True)
 
     def frame_jacobian(self, frame_type: str, index: int, positions,
-                       out=None) -> np.ndarray:
+                       out=None, threads: int = 1) -> np.ndarray:
         """Geometric Jacobian of one frame (convention of :meth:`jacobians`).
 
         Returns (``out``, optional, filled as for :meth:`frames`): (6, dof) or
@@ -137,17 +150,15 @@ class Kinematics:
         """
         fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
-        if single:
-            return fs.jacobians(q)[0] if out is None else _into(out, fs.jacobians(q)[0], q)
-        out = result_array(out, (len(q), 6, self.dof_count), sources=(q,))
-        batch_jacobians.jacobians(fs, q, out[:, None])
-        return out
+        kernels = self._kernels if self._kernels is not PENDING else self._resolve()
+        return evaluate.jacobians(kernels, fs, q, single, out, threads, first=True)
 
-    def forward_kinematics(self, positions) -> Dict[str, np.ndarray]:
+    def forward_kinematics(self, positions, threads: int = 1) -> Dict[str, np.ndarray]:
         """Every frame of every type for one configuration or a batch.
 
         Args:
             positions: (dof,) or (N, dof) joint positions (rad or m).
+            threads: threads of a batch on the numba path (see :meth:`frames`).
 
         Returns:
             dict with keys ``input`` (…, n_elements, 4, 4), ``output`` (…, n_outputs, 4,
@@ -164,7 +175,8 @@ class Kinematics:
             fs = self._sets['all'] = FrameSet(
                 s, np.concatenate([s.anchors[t] for t in FRAME_TYPES]),
                 np.concatenate([s.offsets[t] for t in FRAME_TYPES]))
-        frames = fs.transforms(q) if single else batch.transforms(fs, q)
+        kernels = self._kernels if self._kernels is not PENDING else self._resolve()
+        frames = evaluate.frames(kernels, fs, q, single, None, threads)
         out, start = {}, 0
         for t in FRAME_TYPES:
             stop = start + self.structure.frame_count(t)
@@ -188,18 +200,10 @@ class Kinematics:
             ValueError: on a wrong shape or non-finite positions.
         """
         q, single = self._positions(positions)
-        q = q[None] if single else q                                 # (N, dof)
-        theta = q * self.structure.motion_scale
-        coefficients = np.ones(theta.shape + (1, 3))
-        coefficients[..., 0, 0] = np.cos(theta)
-        coefficients[..., 0, 1] = np.sin(theta)
-        prismatic = [a[0] == 't' for a in self.structure.joint_axis]
-        coefficients[:, prismatic, 0, 0] = theta[:, prismatic]
-        coefficients[:, prismatic, 0, 1] = 0.0
-        out = np.matmul(coefficients, self._dof_basis).reshape(len(q), self.dof_count, 4, 4)
+        out = _dof_transforms(self.structure, self._dof_basis, q[None] if single else q)
         return out[0] if single else out
 
-    def jacobians(self, frame_type: str, positions, out=None) -> np.ndarray:
+    def jacobians(self, frame_type: str, positions, out=None, threads: int = 1) -> np.ndarray:
         """Geometric Jacobians of every frame of a type (HEBI's convention).
 
         Column k maps joint velocity k (rad/s, or m/s for prismatic) to the frame's twist:
@@ -213,6 +217,7 @@ class Kinematics:
             positions: (dof,) or (N, dof) joint positions.
             out: optional array to fill, as for :meth:`frames`: (n_frames, 6, dof) or
                 (N, n_frames, 6, dof), float64, C-contiguous.
+            threads: threads of a batch on the numba path (see :meth:`frames`).
 
         Returns:
             (n_frames, 6, dof) or (N, n_frames, 6, dof) (``out`` when given).
@@ -223,12 +228,11 @@ class Kinematics:
         """
         fs = self._sets.get(frame_type) or self._set(frame_type)
         q, single = self._positions(positions)
-        if single:
-            return fs.jacobians(q) if out is None else _into(out, fs.jacobians(q), q)
-        out = result_array(out, (len(q), fs.count, 6, self.dof_count), sources=(q,))
-        return batch_jacobians.jacobians(fs, q, out)
+        kernels = self._kernels if self._kernels is not PENDING else self._resolve()
+        return evaluate.jacobians(kernels, fs, q, single, out, threads)
 
-    def end_effector_jacobian(self, positions, index: int = 0, out=None) -> np.ndarray:
+    def end_effector_jacobian(self, positions, index: int = 0, out=None,
+                              threads: int = 1) -> np.ndarray:
         """Jacobian of an end-effector frame (the first by default): (6, dof) or
         (N, 6, dof), rows [vx vy vz wx wy wz] in the reference frame; ``out`` as for
         :meth:`frame_jacobian`.
@@ -237,9 +241,9 @@ class Kinematics:
             IndexError: when the model has no such end effector.
             ValueError: on bad positions or a bad ``out``. TypeError: ``out`` not float64.
         """
-        return self.frame_jacobian('end_effector', index, positions, out=out)
+        return self.frame_jacobian('end_effector', index, positions, out=out, threads=threads)
 
-    def frames(self, frame_type: str, positions, out=None) -> np.ndarray:
+    def frames(self, frame_type: str, positions, out=None, threads: int = 1) -> np.ndarray:
         """Frames of one type: (n_frames, 4, 4) or (N, n_frames, 4, 4), in the
         reference frame (translation in m); see :meth:`forward_kinematics`.
 
@@ -252,6 +256,8 @@ class Kinematics:
                 ``positions``. Reusing one buffer across calls saves the allocation and
                 the first touch of new memory, which dominate large batches (see
                 :mod:`~hrdf_ros.kinematics.buffers` for evaluating a batch in slices).
+            threads: on the numba path, a batch runs on this many threads (numba's
+                prange, in equal blocks); one by default. The numpy path ignores it.
 
         Returns:
             the frames (``out`` when given).
@@ -259,17 +265,16 @@ class Kinematics:
         Raises:
             ValueError: on an unknown frame type, wrong shape or non-finite positions,
                 or an ``out`` of another shape, not C-contiguous, read-only or sharing
-                memory with the positions.
+                memory with the positions; ``threads`` not an integer >= 1.
             TypeError: ``out`` is not a numpy array of dtype float64.
         """
         fs = self._sets.get(frame_type) or self._set(frame_type)
         q, single = self._positions(positions)
-        if single:
-            return fs.transforms(q) if out is None else _into(out, fs.transforms(q), q)
-        out = result_array(out, (len(q), fs.count, 4, 4), sources=(q,))
-        return batch.transforms(fs, q, out)
+        kernels = self._kernels if self._kernels is not PENDING else self._resolve()
+        return evaluate.frames(kernels, fs, q, single, out, threads)
 
-    def end_effector(self, positions, index: int = 0, out=None) -> np.ndarray:
+    def end_effector(self, positions, index: int = 0, out=None,
+                     threads: int = 1) -> np.ndarray:
         """An end-effector frame (the first by default): (4, 4) or (N, 4, 4), in the
         reference frame; ``out`` as for :meth:`frame`.
 
@@ -277,13 +282,18 @@ class Kinematics:
             IndexError: when the model has no such end effector.
             ValueError: on bad positions or a bad ``out``. TypeError: ``out`` not float64.
         """
-        return self.frame('end_effector', index, positions, out=out)
+        return self.frame('end_effector', index, positions, out=out, threads=threads)
 
 
-def _into(out, result: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """A one-configuration result, copied into ``out`` when one is given (checked)."""
-    if out is None:
-        return result
-    out = result_array(out, result.shape, sources=(q,))
-    out[...] = result
-    return out
+def _dof_transforms(structure: KinematicStructure, basis: np.ndarray,
+                    q: np.ndarray) -> np.ndarray:
+    """(N, dof, 4, 4) ``outputs[0] @ M(q * motion_scale)`` for q (N, dof), from the
+    (dof, 3, 16) factor bases (:func:`.frame_set.factor_basis`)."""
+    theta = q * structure.motion_scale
+    coefficients = np.ones(theta.shape + (1, 3))
+    coefficients[..., 0, 0] = np.cos(theta)
+    coefficients[..., 0, 1] = np.sin(theta)
+    prismatic = [a[0] == 't' for a in structure.joint_axis]
+    coefficients[:, prismatic, 0, 0] = theta[:, prismatic]
+    coefficients[:, prismatic, 0, 1] = 0.0
+    return np.matmul(coefficients, basis).reshape(len(q), structure.dof_count, 4, 4)

@@ -44,6 +44,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
+from ..kinematics import backend
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
 from .model_loading import ModelLoader
@@ -63,6 +64,25 @@ PUBLISH_PARAMETERS = ('publish_frequency', 'ignore_timestamp')
 SUMMARY_PERIOD_S = 10.0
 
 
+def kinematics_path(requested: str) -> str:
+    """Resolve the ``kinematics`` parameter and make it the process default (the
+    Kinematics of every loaded robot uses it); numba is imported here, at start, not at
+    the first service call. Returns the line the node logs.
+
+    Raises:
+        StartupError: an unknown value (or ``HRDF_ROS_KINEMATICS``), or numba asked for
+            and not installed.
+    """
+    try:
+        path = backend.resolve(requested)
+    except (ValueError, ImportError) as exc:
+        raise StartupError(f'kinematics: {exc}') from None
+    backend.set_default(requested)
+    if path == 'numba':
+        backend.kernels()
+    return backend.describe(path)
+
+
 class HrdfStatePublisher(Node):
     """The hrdf_ros node (see the module docstring for parameters and topics).
 
@@ -74,6 +94,7 @@ class HrdfStatePublisher(Node):
     def __init__(self, **kwargs):
         super().__init__('hrdf_ros_node', **kwargs)
         params = declare_parameters(self)
+        self.get_logger().info(kinematics_path(declare(self, 'kinematics')))
         self.missing_joints = params.missing_joints
         self.ignore_timestamp = params.ignore_timestamp
         self.loader = ModelLoader(params.naming, params.strict, params.access,

@@ -34,6 +34,7 @@ from ..hrdf.arm_config import read_arm_config
 from ..hrdf.diagnostics import HrdfError
 from ..export.mesh_sources import MESH_MODES, MeshSourceError, mesh_source
 from ..export.ros2_control import HARDWARE_PLUGINS, Ros2ControlOptions
+from ..kinematics.backend import CHOICES
 from .joint_input import MISSING_JOINT_POLICIES
 from .loaded_robot import RobotOptions
 
@@ -197,6 +198,11 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'gripper_joints', True, 'An X5Parallel/R8Parallel gripper gets its finger joint '
         '`gripper_joint` and mimic joints (URDF and /tf); false: one rigid end effector, '
         'as HEBI\'s library models it (`hrdf_ros.export.gripper`).'),
+    ParameterSpec(
+        'kinematics', 'numpy', 'Kinematics path of TF and the services: `numpy`, `numba` '
+        '(compiled kernels of the extra `hrdf_ros[fast]`; importing numba adds about 0.4 s '
+        'to the start) or `auto` (numba when installed); `HRDF_ROS_KINEMATICS` overrides '
+        'it (`hrdf_ros.kinematics.backend`). The path is logged.', choices=CHOICES),
     ParameterSpec(
         'strict', False, 'Spec deviations hebi-py accepts (a negative joint axis, ...; '
         '`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in `~/load_hrdf` and '

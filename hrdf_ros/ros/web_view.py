@@ -41,7 +41,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from ..export.mesh_sources import cache_dir
+from ..cache_dir import cache_dir
+from ..kinematics import backend
 from ..hrdf.access import FileAccess
 from ..kinematics.rotations import rotation_to_quaternion, rotation_to_rpy
 from .parameters import ParameterSpec, StartupError, refused_values
@@ -283,6 +284,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Console entry point ``hrdf_ros_web_view``; returns the exit code (see the module
     docstring). Signals only set a flag (as :func:`hrdf_ros.ros.node.main`)."""
     argv = sys.argv if argv is None else argv
+    backend.set_default('numpy')        # the page's FK readout: no numba start-up cost
     from ..view import INSTALL_HINT, missing_packages, stop_on_signals
     stop = stop_on_signals()
     if missing_packages():
