@@ -159,8 +159,9 @@ def run_kit(path: str, args) -> list:
     model = load(path)
     kin, kin_numpy = Kinematics(model), Kinematics(model, 'numpy')
     hebi = import_from_hrdf(path)
-    tree = build_frame_tree(model)
-    urdf = to_urdf(model, name, tree=tree)
+    # the peers get the rigid gripper HEBI's library models (no finger joints)
+    tree = build_frame_tree(model, gripper_joints=False)
+    urdf = to_urdf(model, name, tree=tree, gripper_joints=False)
     pin = pk = None
     if not args.no_pinocchio:
         try:

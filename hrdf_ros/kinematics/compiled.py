@@ -121,23 +121,24 @@ class Scratch(threading.local):
 
 
 @njit(cache=True, inline='always')
-def _joint_frames(q, joints, fixed, scale, frames):
-    """Joint frames (top 3 rows) of one configuration q (dof,) into frames (m, 3, 4)."""
+def _joint_frames(q, n, joints, fixed, scale, frames):
+    """Joint frames (top 3 rows) of configuration q[n] into frames (m, 3, 4). Arrays are
+    indexed in full, never sliced: a slice in a loop costs a reference count each."""
     for i in range(joints.shape[0]):
-        theta = q[joints[i, DOF]] * scale[i]
+        theta = q[n, joints[i, DOF]] * scale[i]
         parent = joints[i, PARENT]
-        f = fixed[i]
         if parent < 0:
             for r in range(3):
                 for c in range(4):
-                    frames[i, r, c] = f[r, c]
+                    frames[i, r, c] = fixed[i, r, c]
         else:
             for r in range(3):
                 p0, p1, p2 = frames[parent, r, 0], frames[parent, r, 1], frames[parent, r, 2]
                 for c in range(3):
-                    frames[i, r, c] = p0 * f[0, c] + p1 * f[1, c] + p2 * f[2, c]
-                frames[i, r, 3] = p0 * f[0, 3] + p1 * f[1, 3] + p2 * f[2, 3] \
-                    + frames[parent, r, 3]
+                    frames[i, r, c] = p0 * fixed[i, 0, c] + p1 * fixed[i, 1, c] \
+                        + p2 * fixed[i, 2, c]
+                frames[i, r, 3] = p0 * fixed[i, 0, 3] + p1 * fixed[i, 1, 3] \
+                    + p2 * fixed[i, 2, 3] + frames[parent, r, 3]
         a, b = joints[i, COLUMN_A], joints[i, COLUMN_B]
         if joints[i, PRISMATIC]:
             for r in range(3):
@@ -151,108 +152,112 @@ def _joint_frames(q, joints, fixed, scale, frames):
 
 
 @njit(cache=True, inline='always')
-def _frames(joint_frames, frames, offsets, out):
-    """Frames J_anchor K (n, 4, 4) into out from the joint frames (m, 3, 4)."""
+def _frames(joint_frames, frames, offsets, out, n):
+    """Frames J_anchor K (n_frames, 4, 4) into out[n] from the joint frames (m, 3, 4)."""
     for f in range(frames.shape[0]):
         a, kind = frames[f, ANCHOR], frames[f, KIND]
-        k = offsets[f]
         if a < 0:
             for r in range(4):
                 for c in range(4):
-                    out[f, r, c] = k[r, c]
+                    out[n, f, r, c] = offsets[f, r, c]
             continue
         for r in range(3):
             j0, j1, j2 = joint_frames[a, r, 0], joint_frames[a, r, 1], joint_frames[a, r, 2]
             if kind == IDENTITY:
-                out[f, r, 0] = j0
-                out[f, r, 1] = j1
-                out[f, r, 2] = j2
-                out[f, r, 3] = joint_frames[a, r, 3]
+                out[n, f, r, 0] = j0
+                out[n, f, r, 1] = j1
+                out[n, f, r, 2] = j2
+                out[n, f, r, 3] = joint_frames[a, r, 3]
             elif kind == TRANSLATION:
-                out[f, r, 0] = j0
-                out[f, r, 1] = j1
-                out[f, r, 2] = j2
-                out[f, r, 3] = j0 * k[0, 3] + j1 * k[1, 3] + j2 * k[2, 3] \
-                    + joint_frames[a, r, 3]
+                out[n, f, r, 0] = j0
+                out[n, f, r, 1] = j1
+                out[n, f, r, 2] = j2
+                out[n, f, r, 3] = j0 * offsets[f, 0, 3] + j1 * offsets[f, 1, 3] \
+                    + j2 * offsets[f, 2, 3] + joint_frames[a, r, 3]
             else:
                 for c in range(3):
-                    out[f, r, c] = j0 * k[0, c] + j1 * k[1, c] + j2 * k[2, c]
-                out[f, r, 3] = j0 * k[0, 3] + j1 * k[1, 3] + j2 * k[2, 3] \
-                    + joint_frames[a, r, 3]
-        out[f, 3, 0] = 0.0
-        out[f, 3, 1] = 0.0
-        out[f, 3, 2] = 0.0
-        out[f, 3, 3] = 1.0
+                    out[n, f, r, c] = j0 * offsets[f, 0, c] + j1 * offsets[f, 1, c] \
+                        + j2 * offsets[f, 2, c]
+                out[n, f, r, 3] = j0 * offsets[f, 0, 3] + j1 * offsets[f, 1, 3] \
+                    + j2 * offsets[f, 2, 3] + joint_frames[a, r, 3]
+        out[n, f, 3, 0] = 0.0
+        out[n, f, 3, 1] = 0.0
+        out[n, f, 3, 2] = 0.0
+        out[n, f, 3, 3] = 1.0
 
 
 @njit(cache=True, inline='always')
-def _jacobians(frames, joints, scale, frame_info, offsets, column_joint, out):
-    """Jacobians (n, 6, dof) into out from the joint frames (m, 3, 4)."""
-    for f in range(frame_info.shape[0]):
-        a = frame_info[f, ANCHOR]
-        k = offsets[f]
+def _jacobians(joint_frames, joints, scale, frames, offsets, column_joint, out, n):
+    """Jacobians (n_frames, 6, dof) into out[n] from the joint frames (m, 3, 4)."""
+    for f in range(frames.shape[0]):
+        a = frames[f, ANCHOR]
         if a < 0:
-            px, py, pz = k[0, 3], k[1, 3], k[2, 3]
+            px, py, pz = offsets[f, 0, 3], offsets[f, 1, 3], offsets[f, 2, 3]
         else:
-            px = frames[a, 0, 0] * k[0, 3] + frames[a, 0, 1] * k[1, 3] \
-                + frames[a, 0, 2] * k[2, 3] + frames[a, 0, 3]
-            py = frames[a, 1, 0] * k[0, 3] + frames[a, 1, 1] * k[1, 3] \
-                + frames[a, 1, 2] * k[2, 3] + frames[a, 1, 3]
-            pz = frames[a, 2, 0] * k[0, 3] + frames[a, 2, 1] * k[1, 3] \
-                + frames[a, 2, 2] * k[2, 3] + frames[a, 2, 3]
+            kx, ky, kz = offsets[f, 0, 3], offsets[f, 1, 3], offsets[f, 2, 3]
+            px = joint_frames[a, 0, 0] * kx + joint_frames[a, 0, 1] * ky \
+                + joint_frames[a, 0, 2] * kz + joint_frames[a, 0, 3]
+            py = joint_frames[a, 1, 0] * kx + joint_frames[a, 1, 1] * ky \
+                + joint_frames[a, 1, 2] * kz + joint_frames[a, 1, 3]
+            pz = joint_frames[a, 2, 0] * kx + joint_frames[a, 2, 1] * ky \
+                + joint_frames[a, 2, 2] * kz + joint_frames[a, 2, 3]
         for d in range(column_joint.shape[1]):
             j = column_joint[f, d]
             if j < 0:
                 for r in range(6):
-                    out[f, r, d] = 0.0
+                    out[n, f, r, d] = 0.0
                 continue
             axis, s = joints[j, AXIS], scale[j]
-            zx, zy, zz = frames[j, 0, axis] * s, frames[j, 1, axis] * s, frames[j, 2, axis] * s
+            zx = joint_frames[j, 0, axis] * s
+            zy = joint_frames[j, 1, axis] * s
+            zz = joint_frames[j, 2, axis] * s
             if joints[j, PRISMATIC]:
-                out[f, 0, d] = zx
-                out[f, 1, d] = zy
-                out[f, 2, d] = zz
-                out[f, 3, d] = 0.0
-                out[f, 4, d] = 0.0
-                out[f, 5, d] = 0.0
+                out[n, f, 0, d] = zx
+                out[n, f, 1, d] = zy
+                out[n, f, 2, d] = zz
+                out[n, f, 3, d] = 0.0
+                out[n, f, 4, d] = 0.0
+                out[n, f, 5, d] = 0.0
             else:
-                dx, dy, dz = px - frames[j, 0, 3], py - frames[j, 1, 3], pz - frames[j, 2, 3]
-                out[f, 0, d] = zy * dz - zz * dy
-                out[f, 1, d] = zz * dx - zx * dz
-                out[f, 2, d] = zx * dy - zy * dx
-                out[f, 3, d] = zx
-                out[f, 4, d] = zy
-                out[f, 5, d] = zz
-
-
-@njit(cache=True)
-def frames_one(q, joints, fixed, scale, frames, offsets, scratch, out):
-    """Frames (n, 4, 4) of one configuration q (dof,)."""
-    _joint_frames(q, joints, fixed, scale, scratch)
-    _frames(scratch, frames, offsets, out)
-
-
-@njit(cache=True)
-def jacobians_one(q, joints, fixed, scale, frames, offsets, column_joint, scratch, out):
-    """Jacobians (n, 6, dof) of one configuration q (dof,)."""
-    _joint_frames(q, joints, fixed, scale, scratch)
-    _jacobians(scratch, joints, scale, frames, offsets, column_joint, out)
+                dx = px - joint_frames[j, 0, 3]
+                dy = py - joint_frames[j, 1, 3]
+                dz = pz - joint_frames[j, 2, 3]
+                out[n, f, 0, d] = zy * dz - zz * dy
+                out[n, f, 1, d] = zz * dx - zx * dz
+                out[n, f, 2, d] = zx * dy - zy * dx
+                out[n, f, 3, d] = zx
+                out[n, f, 4, d] = zy
+                out[n, f, 5, d] = zz
 
 
 @njit(cache=True)
 def frames_batch(q, joints, fixed, scale, frames, offsets, scratch, out):
     """Frames (N, n, 4, 4) of q (N, dof), one thread."""
-    for i in range(q.shape[0]):
-        _joint_frames(q[i], joints, fixed, scale, scratch)
-        _frames(scratch, frames, offsets, out[i])
+    for n in range(q.shape[0]):
+        _joint_frames(q, n, joints, fixed, scale, scratch)
+        _frames(scratch, frames, offsets, out, n)
 
 
 @njit(cache=True)
 def jacobians_batch(q, joints, fixed, scale, frames, offsets, column_joint, scratch, out):
     """Jacobians (N, n, 6, dof) of q (N, dof), one thread."""
-    for i in range(q.shape[0]):
-        _joint_frames(q[i], joints, fixed, scale, scratch)
-        _jacobians(scratch, joints, scale, frames, offsets, column_joint, out[i])
+    for n in range(q.shape[0]):
+        _joint_frames(q, n, joints, fixed, scale, scratch)
+        _jacobians(scratch, joints, scale, frames, offsets, column_joint, out, n)
+
+
+@njit(cache=True)
+def frames_one(q, joints, fixed, scale, frames, offsets, scratch, out):
+    """Frames (n, 4, 4) of one configuration q (dof,)."""
+    frames_batch(q.reshape((1, q.shape[0])), joints, fixed, scale, frames, offsets, scratch,
+                 out.reshape((1,) + out.shape))
+
+
+@njit(cache=True)
+def jacobians_one(q, joints, fixed, scale, frames, offsets, column_joint, scratch, out):
+    """Jacobians (n, 6, dof) of one configuration q (dof,)."""
+    jacobians_batch(q.reshape((1, q.shape[0])), joints, fixed, scale, frames, offsets,
+                    column_joint, scratch, out.reshape((1,) + out.shape))
 
 
 @njit(cache=True, parallel=True)
@@ -260,9 +265,10 @@ def frames_blocks(q, joints, fixed, scale, frames, offsets, scratch, out):
     """Frames (N, n, 4, 4) of q (N, dof) in len(scratch) blocks, one per thread."""
     blocks, total = scratch.shape[0], q.shape[0]
     for b in prange(blocks):
-        for i in range(b * total // blocks, (b + 1) * total // blocks):
-            _joint_frames(q[i], joints, fixed, scale, scratch[b])
-            _frames(scratch[b], frames, offsets, out[i])
+        mine = scratch[b]
+        for n in range(b * total // blocks, (b + 1) * total // blocks):
+            _joint_frames(q, n, joints, fixed, scale, mine)
+            _frames(mine, frames, offsets, out, n)
 
 
 @njit(cache=True, parallel=True)
@@ -270,9 +276,10 @@ def jacobians_blocks(q, joints, fixed, scale, frames, offsets, column_joint, scr
     """Jacobians (N, n, 6, dof) of q (N, dof) in len(scratch) blocks, one per thread."""
     blocks, total = scratch.shape[0], q.shape[0]
     for b in prange(blocks):
-        for i in range(b * total // blocks, (b + 1) * total // blocks):
-            _joint_frames(q[i], joints, fixed, scale, scratch[b])
-            _jacobians(scratch[b], joints, scale, frames, offsets, column_joint, out[i])
+        mine = scratch[b]
+        for n in range(b * total // blocks, (b + 1) * total // blocks):
+            _joint_frames(q, n, joints, fixed, scale, mine)
+            _jacobians(mine, joints, scale, frames, offsets, column_joint, out, n)
 
 
 _SCRATCH = Scratch()
