@@ -171,14 +171,12 @@ def test_the_environment_variable_forces_a_path(monkeypatch):
 def test_the_api_default_is_auto_and_numba_is_imported_at_the_first_call():
     """A fresh interpreter: constructing a Kinematics imports no numba; the first call
     does, and runs on numba."""
-    code = ('import sys, numpy as np\n'
-            'from hrdf_ros import Kinematics, load\n'
-            f'kin = Kinematics(load({BUNDLED_ARM!r}))\n'
-            'before = "numba" in sys.modules\n'
-            'kin.end_effector(np.zeros(kin.dof_count))\n'
-            'print(before, "numba" in sys.modules, kin.path)\n')
-    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
-                            timeout=300, env=_without(backend.KINEMATICS_VARIABLE))
+    result = _python('import sys, numpy as np\n'
+                     'from hrdf_ros import Kinematics, load\n'
+                     f'kin = Kinematics(load({BUNDLED_ARM!r}))\n'
+                     'before = "numba" in sys.modules\n'
+                     'kin.end_effector(np.zeros(kin.dof_count))\n'
+                     'print(before, "numba" in sys.modules, kin.path)\n')
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ['False', 'True', 'numba']
 
@@ -188,6 +186,14 @@ BLOCKED = "import sys; sys.modules['numba'] = None\n"
 
 def _without(*names):
     return {k: v for k, v in os.environ.items() if k not in names}
+
+
+def _python(code, *args, **env):
+    """``python -c code args`` in a fresh interpreter, without HRDF_ROS_KINEMATICS unless
+    ``env`` sets it."""
+    return subprocess.run([sys.executable, '-c', code, *args], capture_output=True,
+                          text=True, timeout=300,
+                          env=dict(_without(backend.KINEMATICS_VARIABLE), **env))
 
 
 def test_without_numba_everything_works_on_numpy_and_says_how_to_get_numba():
@@ -202,8 +208,7 @@ def test_without_numba_everything_works_on_numpy_and_says_how_to_get_numba():
                       '    Kinematics(kin.model, "numba").path\n'
                       'except ImportError as exc:\n'
                       '    print("ImportError:", exc)\n')
-    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
-                            timeout=120, env=_without(backend.KINEMATICS_VARIABLE))
+    result = _python(code)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == 'numpy (3, 12, 4, 4)'
@@ -214,9 +219,7 @@ def test_without_numba_everything_works_on_numpy_and_says_how_to_get_numba():
 def _hrdf(*args, blocked=False, **env):
     code = (BLOCKED if blocked else '') + \
         'import sys; from hrdf_ros.cli.main import main; sys.exit(main(sys.argv[1:]))'
-    return subprocess.run([sys.executable, '-c', code, *args], capture_output=True,
-                          text=True, timeout=300,
-                          env=dict(_without(backend.KINEMATICS_VARIABLE), **env))
+    return _python(code, *args, **env)
 
 
 def test_cli_says_which_path_and_keeps_numpy_unless_told():

@@ -136,6 +136,7 @@ class PathChoice:
 
     def _resolve(self):
         """The compiled kernels (numba path) or None (numpy), resolved once."""
-        if self._kernels is PENDING:
-            self._kernels = kernels() if resolve(self._requested) == 'numba' else None
-        return self._kernels
+        found = self._kernels
+        if found is PENDING:
+            found = self._kernels = kernels() if resolve(self._requested) == 'numba' else None
+        return found

@@ -28,57 +28,42 @@ def check_threads(threads) -> int:
 def frames(kernels, fs: FrameSet, q: np.ndarray, single: bool, out=None, threads: int = 1,
            first: bool = False) -> np.ndarray:
     """Frames of ``fs`` (see the module docstring)."""
-    if threads.__class__ is not int or threads < 1:     # the common case: one check
-        threads = check_threads(threads)
     shape = (4, 4) if first else (fs.count, 4, 4)
-    if single:
-        if kernels is None:
-            result = fs.transform(q) if first else fs.transforms(q)
-            return result if out is None else _into(out, result, q)
-        if out is None:
-            out = np.empty(shape)
-        else:
-            out = result_array(out, shape, sources=(q,))
-        kernels.transforms(fs, q, out[None] if first else out)
-        return out
-    if kernels is not None and out is None:     # written once, in order: no prefault
-        out = np.empty((len(q),) + shape)
-    else:
-        out = result_array(out, (len(q),) + shape, sources=(q,))
-    view = out[:, None] if first else out
-    if kernels is None:
-        batch.transforms(fs, q, view)
-    else:
-        kernels.transforms(fs, q, view, threads)
-    return out
+    return _request(kernels and kernels.transforms, fs.transform if first else fs.transforms,
+                    batch.transforms, shape, fs, q, single, out, threads, first)
 
 
 def jacobians(kernels, fs: FrameSet, q: np.ndarray, single: bool, out=None,
               threads: int = 1, first: bool = False) -> np.ndarray:
     """Geometric Jacobians of the frames of ``fs`` (see the module docstring)."""
+    shape = (6, fs.dof_count) if first else (fs.count, 6, fs.dof_count)
+    one = (lambda x: fs.jacobians(x)[0]) if first else fs.jacobians
+    return _request(kernels and kernels.jacobians, one, batch_jacobians.jacobians, shape,
+                    fs, q, single, out, threads, first)
+
+
+def _request(compiled, numpy_one, numpy_batch, shape, fs, q, single, out, threads, first):
+    """One request: ``compiled(fs, q, out[, threads])`` (a kernel of :mod:`.compiled`,
+    or None), else ``numpy_one(q)`` for one configuration and ``numpy_batch(fs, q, out)``
+    for a batch; ``shape`` is the result's for one configuration."""
     if threads.__class__ is not int or threads < 1:     # the common case: one check
         threads = check_threads(threads)
-    shape = (6, fs.dof_count) if first else (fs.count, 6, fs.dof_count)
     if single:
-        if kernels is None:
-            result = fs.jacobians(q)
-            result = result[0] if first else result
+        if compiled is None:
+            result = numpy_one(q)
             return result if out is None else _into(out, result, q)
-        if out is None:
-            out = np.empty(shape)
-        else:
-            out = result_array(out, shape, sources=(q,))
-        kernels.jacobians(fs, q, out[None] if first else out)
+        out = np.empty(shape) if out is None else result_array(out, shape, sources=(q,))
+        compiled(fs, q, out[None] if first else out)
         return out
-    if kernels is not None and out is None:     # written once, in order: no prefault
+    if compiled is not None and out is None:     # written once, in order: no prefault
         out = np.empty((len(q),) + shape)
     else:
         out = result_array(out, (len(q),) + shape, sources=(q,))
     view = out[:, None] if first else out
-    if kernels is None:
-        batch_jacobians.jacobians(fs, q, view)
+    if compiled is None:
+        numpy_batch(fs, q, view)
     else:
-        kernels.jacobians(fs, q, view, threads)
+        compiled(fs, q, view, threads)
     return out
 
 

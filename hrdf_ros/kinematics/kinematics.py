@@ -26,7 +26,6 @@ import numpy as np
 
 from ..model import RobotModel
 from . import backend, evaluate
-from .backend import PENDING
 from .frame_set import FrameSet, factor_basis
 from .structure import FRAME_TYPES, KinematicStructure, check_frame_type
 
@@ -138,7 +137,7 @@ class Kinematics(backend.PathChoice):
         """
         fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
-        kernels = self._kernels if self._kernels is not PENDING else self._resolve()
+        kernels = self._resolve()
         return evaluate.frames(kernels, fs, q, single, out, threads, first=True)
 
     def frame_jacobian(self, frame_type: str, index: int, positions,
@@ -150,7 +149,7 @@ class Kinematics(backend.PathChoice):
         """
         fs = self._frame_set(frame_type, index)
         q, single = self._positions(positions)
-        kernels = self._kernels if self._kernels is not PENDING else self._resolve()
+        kernels = self._resolve()
         return evaluate.jacobians(kernels, fs, q, single, out, threads, first=True)
 
     def forward_kinematics(self, positions, threads: int = 1) -> Dict[str, np.ndarray]:
@@ -175,7 +174,7 @@ class Kinematics(backend.PathChoice):
             fs = self._sets['all'] = FrameSet(
                 s, np.concatenate([s.anchors[t] for t in FRAME_TYPES]),
                 np.concatenate([s.offsets[t] for t in FRAME_TYPES]))
-        kernels = self._kernels if self._kernels is not PENDING else self._resolve()
+        kernels = self._resolve()
         frames = evaluate.frames(kernels, fs, q, single, None, threads)
         out, start = {}, 0
         for t in FRAME_TYPES:
@@ -228,7 +227,7 @@ class Kinematics(backend.PathChoice):
         """
         fs = self._sets.get(frame_type) or self._set(frame_type)
         q, single = self._positions(positions)
-        kernels = self._kernels if self._kernels is not PENDING else self._resolve()
+        kernels = self._resolve()
         return evaluate.jacobians(kernels, fs, q, single, out, threads)
 
     def end_effector_jacobian(self, positions, index: int = 0, out=None,
@@ -270,7 +269,7 @@ class Kinematics(backend.PathChoice):
         """
         fs = self._sets.get(frame_type) or self._set(frame_type)
         q, single = self._positions(positions)
-        kernels = self._kernels if self._kernels is not PENDING else self._resolve()
+        kernels = self._resolve()
         return evaluate.frames(kernels, fs, q, single, out, threads)
 
     def end_effector(self, positions, index: int = 0, out=None,
