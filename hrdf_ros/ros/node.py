@@ -351,6 +351,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     stop = threading.Event()
 
     def request_stop(signum, frame):
+        # further signals are ignored first: one arriving inside stop.set() would run this
+        # handler again there and wait for ever on the lock that set() holds
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
         stop.set()
 
     previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}

@@ -44,9 +44,11 @@ def stop_on_signals() -> threading.Event:
     stop = threading.Event()
 
     def request_stop(signum, frame):
-        stop.set()
+        # ignored first: a signal arriving inside stop.set() would run this handler again
+        # there and wait for ever on the lock that set() holds
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stop.set()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, request_stop)
