@@ -146,12 +146,15 @@ def test_the_start_up_log_says_the_kinematics_path(kinematics, said):
         stop(process)
 
 
-def test_unknown_kinematics_path_exits_nonzero_with_a_message():
+@pytest.mark.parametrize('value,expected', [
+    ('fortran', 'kinematics must be one of auto, numpy, numba'),
+    ('5', "Trying to set parameter 'kinematics' to '5' of type 'INTEGER'")])
+def test_unknown_kinematics_path_exits_nonzero_with_a_message(value, expected):
     result = subprocess.run([sys.executable, '-m', 'hrdf_ros.ros.node', '--ros-args', '-p',
-                             f'hrdf_file:={BUNDLED_ARM}', '-p', 'kinematics:=fortran'],
+                             f'hrdf_file:={BUNDLED_ARM}', '-p', f'kinematics:={value}'],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
-    assert 'kinematics must be one of auto, numpy, numba' in result.stderr
+    assert expected in result.stderr
     assert 'Traceback' not in result.stderr
 
 

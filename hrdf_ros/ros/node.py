@@ -94,7 +94,7 @@ class HrdfStatePublisher(Node):
     def __init__(self, **kwargs):
         super().__init__('hrdf_ros_node', **kwargs)
         params = declare_parameters(self)
-        self.get_logger().info(kinematics_path(declare(self, 'kinematics')))
+        self.get_logger().info(kinematics_path(params.kinematics))
         self.missing_joints = params.missing_joints
         self.ignore_timestamp = params.ignore_timestamp
         self.loader = ModelLoader(params.naming, params.strict, params.access,

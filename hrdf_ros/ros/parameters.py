@@ -199,7 +199,8 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         '`gripper_joint` and mimic joints (URDF and /tf); false: one rigid end effector, '
         'as HEBI\'s library models it (`hrdf_ros.export.gripper`).'),
     ParameterSpec(
-        'kinematics', 'numpy', 'Kinematics path of TF and the services: `numpy`, `numba` '
+        'kinematics', 'numpy', 'Kinematics path of the FK and Jacobian services (TF has its '
+        'own): `numpy`, `numba` '
         '(compiled kernels of the extra `hrdf_ros[fast]`; importing numba adds about 0.4 s '
         'to the start) or `auto` (numba when installed); `HRDF_ROS_KINEMATICS` overrides '
         'it (`hrdf_ros.kinematics.backend`). The path is logged.', choices=CHOICES),
@@ -254,6 +255,7 @@ class NodeParameters:
         strict: spec deviations hebi-py accepts are errors in every load and validation.
         access: the folders files may be read from (``allowed_directories``).
         allow_load: whether loads (by service or by setting ``hrdf_file``) are allowed.
+        kinematics: the kinematics path asked for (``auto``, ``numpy`` or ``numba``).
     """
 
     hrdf_file: str
@@ -265,6 +267,7 @@ class NodeParameters:
     strict: bool = False
     access: FileAccess = FileAccess(())
     allow_load: bool = True
+    kinematics: str = 'numpy'
 
 
 def publish_limits(node: Node) -> Tuple[bool, int]:
@@ -392,4 +395,5 @@ def _declare(node: Node) -> NodeParameters:
         access = FileAccess.of(directories)
     return NodeParameters(path, frequency, republish, naming, missing_joints,
                           ignore_timestamp, strict=strict, access=access,
-                          allow_load=bool(declare(node, 'allow_load')))
+                          allow_load=bool(declare(node, 'allow_load')),
+                          kinematics=declare(node, 'kinematics'))
