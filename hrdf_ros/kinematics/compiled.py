@@ -295,38 +295,33 @@ def data(fs: FrameSet) -> KernelData:
 
 def transforms(fs: FrameSet, q: np.ndarray, out: np.ndarray, threads: int = 1) -> np.ndarray:
     """Fill ``out`` ((n, 4, 4) for q (dof,), (N, n, 4, 4) for q (N, dof)) with the frames
-    of ``fs``; returns it. ``threads`` > 1 runs a batch on that many threads."""
+    of ``fs`` (reference frame, m); returns it. ``threads`` > 1 runs a batch on that many
+    threads."""
     kd = data(fs)
-    m = kd.joints.shape[0]
-    if q.ndim == 1:
-        frames_one(q, kd.joints, kd.fixed, kd.scale, kd.frames, kd.offsets,
-                   _SCRATCH.get(m), out)
-    elif threads > 1 and len(q) > 1:
-        blocks = min(threads, len(q))
-        numba.set_num_threads(min(blocks, numba.config.NUMBA_NUM_THREADS))
-        frames_blocks(q, kd.joints, kd.fixed, kd.scale, kd.frames, kd.offsets,
-                      _SCRATCH.blocks(m, blocks), out)
-    else:
-        frames_batch(q, kd.joints, kd.fixed, kd.scale, kd.frames, kd.offsets,
-                     _SCRATCH.get(m), out)
-    return out
+    return _run(frames_one, frames_batch, frames_blocks, q, out, threads,
+                kd.joints, kd.fixed, kd.scale, kd.frames, kd.offsets)
 
 
 def jacobians(fs: FrameSet, q: np.ndarray, out: np.ndarray, threads: int = 1) -> np.ndarray:
     """Fill ``out`` ((n, 6, dof) for q (dof,), (N, n, 6, dof) for q (N, dof)) with the
-    geometric Jacobians of the frames of ``fs``; returns it. ``threads`` as for
-    :func:`transforms`."""
+    geometric Jacobians of the frames of ``fs`` (rows vx vy vz wx wy wz, reference
+    frame); returns it. ``threads`` as for :func:`transforms`."""
     kd = data(fs)
-    m = kd.joints.shape[0]
+    return _run(jacobians_one, jacobians_batch, jacobians_blocks, q, out, threads,
+                kd.joints, kd.fixed, kd.scale, kd.frames, kd.offsets, kd.column_joint)
+
+
+def _run(one, batch, blocks, q, out, threads, *structure):
+    """The kernel for the request (one configuration, a batch on one thread, or in
+    blocks on several) with ``structure`` (the KernelData arrays it reads), the joint
+    frame scratch of this thread and ``out``."""
+    m = structure[0].shape[0]
     if q.ndim == 1:
-        jacobians_one(q, kd.joints, kd.fixed, kd.scale, kd.frames, kd.offsets,
-                      kd.column_joint, _SCRATCH.get(m), out)
+        one(q, *structure, _SCRATCH.get(m), out)
     elif threads > 1 and len(q) > 1:
-        blocks = min(threads, len(q))
-        numba.set_num_threads(min(blocks, numba.config.NUMBA_NUM_THREADS))
-        jacobians_blocks(q, kd.joints, kd.fixed, kd.scale, kd.frames, kd.offsets,
-                         kd.column_joint, _SCRATCH.blocks(m, blocks), out)
+        count = min(threads, len(q))
+        numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
+        blocks(q, *structure, _SCRATCH.blocks(m, count), out)
     else:
-        jacobians_batch(q, kd.joints, kd.fixed, kd.scale, kd.frames, kd.offsets,
-                        kd.column_joint, _SCRATCH.get(m), out)
+        batch(q, *structure, _SCRATCH.get(m), out)
     return out

@@ -110,7 +110,6 @@ class CollisionChecker:
         self._local = np.array([s.shape_pose for s in shapes.shapes]).reshape(-1, 4, 4)
         self._half = np.array([s.half_extents for s in shapes.shapes]).reshape(-1, 3) \
             + _SLACK + self._margin / 2
-        self._radius = np.linalg.norm(self._half, axis=1)
         self._shape_link = np.array([s.link for s in shapes.shapes], dtype=int)
         self._link_index = {name: k for k, name in enumerate(shapes.links)}
         self._moving = None     # indices of the shapes of moving links, on first use
