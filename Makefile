@@ -66,7 +66,7 @@ consumers-env: $(CONSUMERS_STAMP)
 test-consumers: consumers-env
 	$(PY) -m pytest -q -m consumers test
 
-# The extra hrdf_ros[fast] (numba: the compiled kinematics kernels, about 150 MB), for
+# The extra hrdf_ros[fast] (numba: the compiled kinematics kernels, 196 MB), for
 # `make test` (both kinematics paths are tested) and `make bench`; not `make env`.
 FAST_STAMP := $(VENV)/.hrdf-stamps/fast.stamp
 $(FAST_STAMP): $(ENV_STAMP) scripts/requirements-fast.txt scripts/constraints.txt
