@@ -158,6 +158,13 @@ class RobotModel:
         """Element indices of the degrees of freedom, in joint-position order."""
         return [i for i, e in enumerate(self.elements) if e.is_dof]
 
+    def joint_names(self, prefix: str = 'J') -> List[str]:
+        """The default name of each degree of freedom, in joint-position order: its
+        element's HRDF ``tag``, else ``prefix`` and its 1-based position (``J1``, ``J2``,
+        ...). These are the URDF/TF joint names unless an export is given others."""
+        return [self.elements[e].tag or f'{prefix}{k + 1}'
+                for k, e in enumerate(self.dof_elements)]
+
     @property
     def masses(self) -> np.ndarray:
         """(n_com,) masses in kg, one per COM frame (HEBI's ``masses`` order)."""

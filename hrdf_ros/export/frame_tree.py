@@ -136,8 +136,7 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
         dof_names = [_check_name(str(n), 'joint name') for n in joint_names]
     else:
         # a tagged degree of freedom is named after its HRDF tag
-        dof_names = [model.elements[e].tag or f'{joint_prefix}{k + 1}'
-                     for k, e in enumerate(model.dof_elements)]
+        dof_names = model.joint_names(joint_prefix)
         for n in dof_names:
             _check_name(n, 'joint name')
 
