@@ -11,7 +11,7 @@ message, ``timeout`` or ``crash ...``), ``warnings``, ``dof``, ``frames`` (count
 hebi-py frame type) and ``masses``; when ``ok``, ``arrays`` holds ``q`` (20, dof)
 uniform in [-pi, pi) from ``numpy.random.default_rng(seed)``, and per frame type T in
 input, output, com, EndEffector: ``fk_T`` (20, n, 4, 4) and, but for input, ``jac_T``
-(20, n, 6, dof).
+(20, n, 6, dof); and ``get_grav_comp_efforts`` (20, dof) under each of :data:`GRAVITY`.
 """
 import json
 import os
@@ -24,6 +24,9 @@ import numpy as np
 
 CONFIGURATIONS = 20
 FRAME_TYPES = ('input', 'output', 'com', 'EndEffector')
+#: hebi-py's gravity compensation efforts at each configuration, under these gravity
+#: vectors (m/s^2): HEBI's arm API's 9.81 along -z, and a tilted one.
+GRAVITY = {'gravity': (0.0, 0.0, -9.81), 'gravity_tilted': (1.2, -3.4, -8.7)}
 
 
 def _evaluate(path: str, seed: int, out: str) -> dict:
@@ -45,6 +48,9 @@ def _evaluate(path: str, seed: int, out: str) -> dict:
         if t != 'input':
             arrays[f'jac_{t}'] = np.stack([np.asarray(robot.get_jacobians_mat(t, x))
                                            .reshape(n, 6, dof) for x in q])
+    for name, gravity in GRAVITY.items():
+        arrays[name] = np.stack([robot.get_grav_comp_efforts(x, np.array(gravity))
+                                 for x in q]).reshape(len(q), dof)
     np.savez(out, **arrays)
     return {'ok': True, 'warnings': warnings, 'dof': dof, 'frames': counts,
             'masses': [float(m) for m in robot.masses], 'npz': out}

@@ -26,6 +26,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
+from hrdf_ros import Kinematics
 from hrdf_ros.export.inertials import FILL_MASS
 
 from consumers import (CASES, REAL_FILES, REAL_NOT_LOADED, assert_pose, parametrize_cases,
@@ -309,6 +310,13 @@ def test_pinocchio(case, tmp_path, capfd):
         order = [exact.joints[exact.getJointId(n)].idx_v for n in ref.tree.dof_names]
         np.testing.assert_allclose(tau[order], ref.hebi_gravity_torques(k, GRAVITY),
                                    atol=1e-9, rtol=0)
+        # and RNEA at rest = hrdf_ros's gravity efforts (times the gear ratio)
+        zero = np.zeros(exact.nv)
+        rnea = pin.rnea(exact, exact_data, q, zero, zero)
+        ratios = np.array([ref.model.elements[e].gear_ratio for e in ref.model.dof_elements])
+        np.testing.assert_allclose(
+            rnea[order], Kinematics(ref.model).gravity_efforts(ref.positions[k], GRAVITY)
+            * ratios, atol=1e-9, rtol=0)
 
 
 # -- KDL (kdl_parser's tree, Debian python3-pykdl) ----------------------------------------

@@ -84,6 +84,8 @@ def check_every_call(model, seed):
                 getattr(numba_path, call)(frame_type, index, q[2], out=single)
                 assert_same(single, expected[2], what + ' one, out=')
     for one in (q, q[4]):
+        assert_same(numba_path.gravity_efforts(one, threads=2),
+                    numpy_path.gravity_efforts(one), 'gravity_efforts')
         expected = numpy_path.forward_kinematics(one)
         for frame_type, frames in numba_path.forward_kinematics(one, threads=2).items():
             assert_same(frames, expected[frame_type], f'forward_kinematics {frame_type}')

@@ -155,25 +155,29 @@ def test_the_checker_keeps_the_view_extra_in_view(tmp_path):
 
 
 def test_only_the_compiled_kernels_import_numba_and_only_when_chosen():
-    """numba (the extra hrdf_ros[fast]) is imported by kinematics/compiled.py alone, and
-    that module by nothing at module level (kinematics/backend.py loads it when the numba
-    path is used); the CLI and the node import neither."""
-    compiled = os.path.join('kinematics', 'compiled.py')
+    """numba (the extra hrdf_ros[fast]) is imported by kinematics/compiled.py and
+    compiled_ik.py alone, and those modules by nothing but each other at module level
+    (kinematics/backend.py and ik.py load them when the numba path is used); the CLI and
+    the node import neither."""
+    kernels = {os.path.join('kinematics', f'{name}.py'): name
+               for name in ('compiled', 'compiled_ik')}
     for relative, path in MODULES:
-        if relative != compiled:
+        if relative not in kernels:
             assert [m for m, _ in _imports(relative, path)
                     if m.split('.')[0] == 'numba'] == [], relative
         for node in ast.parse(open(path, encoding='utf-8').read()).body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and relative not in kernels:
                 names = [getattr(node, 'module', None) or ''] + [a.name for a in node.names]
-                assert not any('compiled' in n.split('.') for n in names), relative
+                assert not any(set(n.split('.')) & set(kernels.values()) for n in names), \
+                    relative
     code = ('import sys, io, contextlib\n'
             'import hrdf_ros, hrdf_ros.ros.node\n'
             'from hrdf_ros.cli import main\n'
             'with contextlib.redirect_stdout(io.StringIO()):\n'
             f'    assert main(["fk", {BUNDLED!r}]) == 0\n'
+            f'    assert main(["ik", {BUNDLED!r}, "--xyz", "0.4", "0.1", "0.2"]) == 0\n'
             'print(sorted(m for m in sys.modules if m.split(".")[0] == "numba"\n'
-            '             or m == "hrdf_ros.kinematics.compiled"))\n')
+            '             or m.startswith("hrdf_ros.kinematics.compiled")))\n')
     result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                             env={k: v for k, v in os.environ.items()
                                  if k != 'HRDF_ROS_KINEMATICS'})

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load, loads
+from hrdf_ros.kinematics import HEBI_GRAVITY
 from hrdf_ros.kinematics.mass_properties import STANDARD_GRAVITY, MassProperties
 
 from conftest import BUNDLED_ARM, KITS, kit_id
@@ -24,6 +25,29 @@ def test_gravity_compensation_matches_hebi(path, hebi_import):
     assert np.max(np.abs(batch - np.array(single))) <= 1e-9
     np.testing.assert_allclose(mass.masses, hebi.masses, rtol=0, atol=1e-12)
     assert mass.total_mass == pytest.approx(float(hebi.masses.sum()), abs=1e-12)
+
+
+@pytest.mark.parametrize('path', KITS + [BUNDLED_ARM], ids=kit_id)
+def test_gravity_efforts_match_hebi(path, hebi_import):
+    """Kinematics.gravity_efforts: HEBI's arm API gravity by default, any other given;
+    one configuration or a batch; to 1e-9 of hebi-py's get_grav_comp_efforts."""
+    model, hebi = load(path), hebi_import[0](path)
+    kinematics = Kinematics(model)
+    q = np.random.default_rng(21).uniform(-np.pi, np.pi, (20, model.dof_count))
+    expected = np.stack([hebi.get_grav_comp_efforts(x, np.array(HEBI_GRAVITY)) for x in q])
+    assert HEBI_GRAVITY == (0.0, 0.0, -9.81)
+    assert np.abs(kinematics.gravity_efforts(q) - expected).max() <= 1e-9
+    for x, e in zip(q[:5], expected):
+        assert np.abs(kinematics.gravity_efforts(x) - e).max() <= 1e-9
+    tilted = np.array([2.0, -1.0, -9.0])
+    expected = np.stack([hebi.get_grav_comp_efforts(x, tilted) for x in q])
+    out = np.empty((20, model.dof_count))
+    assert kinematics.gravity_efforts(q, tilted, out=out) is out
+    assert np.abs(out - expected).max() <= 1e-9
+    with pytest.raises(ValueError):
+        kinematics.gravity_efforts(q, (0.0, np.nan, -9.81))
+    with pytest.raises(ValueError):
+        kinematics.gravity_efforts(q, (0.0, -9.81))
 
 
 def potential_energy(mass, q, gravity):

@@ -12,7 +12,9 @@ of trees/ as a top-level load) against hebi-py 2.16.1, run per file in its own p
   1e-9, with hebi-py's two Jacobian bugs handled and pinned: negative-axis columns have
   the wrong sign in hebi-py, and its EndEffector Jacobian of a robot with several end
   effectors is wrong (we compare with its output-frame Jacobian at the end effector);
-  end-effector Jacobians also equal finite differences of the FK;
+  end-effector Jacobians also equal finite differences of the FK; gravity efforts equal
+  hebi-py's ``get_grav_comp_efforts`` (the same negative-axis sign) under two gravity
+  vectors;
 * strict mode rejects each deviating file with its located rule codes (API and CLI);
   no kit has a warning, strict or not.
 """
@@ -141,6 +143,11 @@ def compare(model, theirs):
         expected = arrays[f'jac_{name}'] * signs
         if jacobians.size:
             assert np.abs(jacobians - expected).max() <= TOLERANCE, ours
+    # gravity efforts: hebi-py's get_grav_comp_efforts, whose negative-axis columns come
+    # from the same Jacobian
+    for name, gravity in hebi_oracle.GRAVITY.items():
+        efforts = kinematics.gravity_efforts(q, gravity)
+        assert np.abs(efforts - arrays[name] * signs).max(initial=0.0) <= TOLERANCE, name
     slots = end_effector_output_slots(model)
     for i, slot in enumerate(slots):
         # hebi-py bug 2: its EndEffector Jacobian; its output-frame one at the slot is right

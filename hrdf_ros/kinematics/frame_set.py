@@ -229,12 +229,10 @@ class FrameSet:
             return self.offsets[0].copy()
         return self._joint_frames(q).joints[self.anchor[0]].T.dot(self.offsets[0])
 
-    def jacobians(self, q: np.ndarray) -> np.ndarray:
-        """(n, 6, dof) geometric Jacobians for one checked configuration q (dof,)."""
-        n, m = self.count, self.m
-        if not m:
-            return np.zeros((n, 6, self.dof_count))
-        w = self._joint_frames(q)
+    def _jacobian_basis(self, w: SimpleNamespace) -> np.ndarray:
+        """From the joint frames in ``w``: G into ``w.g4`` (4, 6 m) and the frames'
+        homogeneous origins (n, 4), returned; the Jacobians are ``points @ G``."""
+        m = self.m
         points = self.selection.dot(w.stack)                               # (n, 4)
         axes = w.axes if self.axis_column is not None else \
             w.joints[np.arange(1, m + 1), self.axis_columns, :3].T           # (3, m)
@@ -247,6 +245,15 @@ class FrameSet:
             g[:3, :, self.prismatic] = 0.0
             g[3, :3][:, self.prismatic] = axes[:, self.prismatic]
             g[3, 3:, self.prismatic] = 0.0
+        return points
+
+    def jacobians(self, q: np.ndarray) -> np.ndarray:
+        """(n, 6, dof) geometric Jacobians for one checked configuration q (dof,)."""
+        n, m = self.count, self.m
+        if not m:
+            return np.zeros((n, 6, self.dof_count))
+        w = self._joint_frames(q)
+        points = self._jacobian_basis(w)
         if self.all_dofs:
             if not self.all_moved:
                 points.dot(w.g4, w.jacobians)
@@ -260,6 +267,23 @@ class FrameSet:
         out = np.zeros((n, 6, self.dof_count))
         out[:, :, self.joints] = part
         return out
+
+    def pose_and_jacobian(self, q: np.ndarray):
+        """The first frame and its Jacobian over the computed joints, for one checked
+        configuration q (dof,) of a set with joints (``m`` > 0), from one evaluation of
+        the joint frames (the numpy path of :mod:`.ik_solver`).
+
+        Returns:
+            ((4, 4) frame in the reference frame, (6, m) Jacobian: column i belongs to
+            joint ``joints[i]``, rows vx vy vz wx wy wz as in :meth:`jacobians`).
+        """
+        w = self._joint_frames(q)
+        pose = w.joints[self.anchor[0]].T.dot(self.offsets[0])
+        points = self._jacobian_basis(w)
+        jacobian = points[0].dot(w.g4).reshape(6, self.m)
+        if not self.all_moved:
+            jacobian *= self.mask6[0]
+        return pose, jacobian
 
 
 def frame_set(structure: KinematicStructure, frame_type: str,

@@ -17,6 +17,10 @@ two agree to 1e-12. Every call that returns an array also fills one given as ``o
 (the result's shape, float64, C-contiguous, writeable; checked by :mod:`.buffers`) and
 returns it. Batched calls take ``threads=N``: the numba path runs the batch on N threads
 (numba's prange, equal blocks); the numpy path ignores it.
+
+Inverse kinematics (``solve_ik``, ``end_effector_joints``) and gravity efforts
+(``gravity_efforts``) are parts of :class:`Kinematics` written in their own modules
+(:class:`~.ik.InverseKinematics`, :class:`~.gravity.GravityEfforts`).
 """
 from __future__ import annotations
 
@@ -27,12 +31,14 @@ import numpy as np
 from ..model import RobotModel
 from . import backend, evaluate
 from .frame_set import FrameSet, factor_basis
+from .gravity import HEBI_GRAVITY, GravityEfforts
+from .ik import InverseKinematics
 from .structure import FRAME_TYPES, KinematicStructure, check_frame_type
 
-__all__ = ['FRAME_TYPES', 'Kinematics']
+__all__ = ['FRAME_TYPES', 'HEBI_GRAVITY', 'Kinematics']
 
 
-class Kinematics(backend.PathChoice):
+class Kinematics(backend.PathChoice, InverseKinematics, GravityEfforts):
     """Precompiled forward kinematics of one robot model.
 
     Build once per model (``Kinematics(model)``). Every method computes each joint frame

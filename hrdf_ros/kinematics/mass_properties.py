@@ -9,13 +9,10 @@ Masses and COM offsets come from the HRDF and HEBI's module catalogue (hebi-core
 hebi-py 2.16.1); rotational inertia from :mod:`hrdf_ros.hrdf.inertia` (hebi_description;
 HEBI's own library does not model it).
 
-Gravity compensation is the worked example of the Jacobian API: the joint efforts that
-hold the robot still against gravity ``g`` are
-
-    tau = - sum_i J_com,i(q)^T [m_i g; 0]
-
-(J_com,i the geometric Jacobian of body i's COM frame), i.e. the gradient of the
-potential energy ``V(q) = - sum_i m_i g . p_i(q)``. This is what hebi-py's
+Gravity compensation (:meth:`MassProperties.gravity_compensation`) is
+:meth:`~hrdf_ros.kinematics.Kinematics.gravity_efforts` (:mod:`.gravity`) with standard
+gravity by default: ``tau = - sum_i J_com,i(q)^T [m_i g; 0]``, the gradient of the
+potential energy ``V(q) = - sum_i m_i g . p_i(q)``, what hebi-py's
 ``RobotModel.get_grav_comp_efforts`` returns.
 """
 from __future__ import annotations
@@ -25,7 +22,8 @@ import numpy as np
 from .buffers import result_array
 from .kinematics import Kinematics
 
-#: Standard gravity, m/s^2 (CGPM 1901; the value HEBI's examples use).
+#: Standard gravity, m/s^2 (CGPM 1901). HEBI's arm API uses 9.81
+#: (:data:`~hrdf_ros.kinematics.gravity.HEBI_GRAVITY`).
 STANDARD_GRAVITY = 9.80665
 
 
@@ -118,11 +116,4 @@ class MassProperties:
             ValueError: on bad positions, a gravity vector that is not 3 finite
                 numbers, or a bad ``out``. TypeError: ``out`` not a float64 array.
         """
-        g = np.asarray(gravity, dtype=float)
-        if g.shape != (3,) or not np.all(np.isfinite(g)):
-            raise ValueError(f'gravity must be 3 finite numbers (m/s^2), got {gravity!r}')
-        linear = self.kinematics.jacobians('com', positions)[..., :3, :]  # (..., n, 3, dof)
-        forces = -self.masses[:, None] * g                                 # (n, 3)
-        out = result_array(out, linear.shape[:-3] + linear.shape[-1:],
-                           sources=(np.asarray(positions),))
-        return np.einsum('...ijk,ij->...k', linear, forces, out=out)
+        return self.kinematics.gravity_efforts(positions, gravity, out=out)
