@@ -67,6 +67,34 @@ def malformed(t):
                   ([command, arm, '--positions', 'nan 0 0 0 0 0'], 'not finite'),
                   ([command, arm, '--positions', '1e999 0 0 0 0 0'], 'infinite'),
                   ([command, arm, '--frame-type', 'tool'], 'unknown frame type')]
+    xyz = ['--xyz', '0.3', '0', '0.2']
+    cases += [(['ik', arm], 'no target'), (['ik', missing] + xyz, 'missing file'),
+              (['ik', arm, '--xyz', '1', '2'], 'two coordinates'),
+              (['ik', arm, '--xyz', 'a', '0', '0'], 'not a number'),
+              (['ik', arm, '--xyz', 'nan', '0', '0'], 'not finite'),
+              (['ik', arm] + xyz + ['--rpy', '0', 'inf', '0'], 'rpy not finite'),
+              (['ik', arm] + xyz + ['--quat', '0', '0', '0', '0'], 'zero quaternion'),
+              (['ik', arm] + xyz + ['--quat', '0', '0', 'nan', '1'], 'quaternion NaN'),
+              (['ik', arm] + xyz + ['--tip-axis', '0', '0', '0'], 'zero axis'),
+              (['ik', arm] + xyz + ['--rpy', '0', '0', '0', '--quat', '0', '0', '0', '1'],
+               'two orientations'),
+              (['ik', arm] + xyz + ['--orientation', 'full'], 'full without a rotation'),
+              (['ik', arm] + xyz + ['--tip-axis', '0', '0', '1', '--orientation', 'full'],
+               'full from a tip axis'),
+              (['ik', arm] + xyz + ['--orientation', 'sideways'], 'unknown objective'),
+              (['ik', arm] + xyz + ['--seed', '1 2'], 'seed count'),
+              (['ik', arm] + xyz + ['--seed', 'nan 0 0 0 0 0'], 'seed not finite'),
+              (['ik', arm] + xyz + ['--limits', str(t / 'unknown.yaml')], 'unknown joint'),
+              (['ik', arm] + xyz + ['--limits', str(t / 'bad.yaml')], 'limits not YAML'),
+              (['ik', arm] + xyz + ['--limits', str(t / 'none.yaml')], 'missing limits'),
+              (['ik', arm] + xyz + ['--end-effector', '1'], 'no such end effector'),
+              (['ik', arm] + xyz + ['--timeout', '0'], 'zero timeout'),
+              (['ik', arm] + xyz + ['--timeout', 'nan'], 'timeout NaN'),
+              (['ik', arm] + xyz + ['--position-tolerance', '-1'], 'negative tolerance'),
+              (['gravity', arm, '--positions', '1 2'], 'wrong count'),
+              (['gravity', arm, '--gravity', '0', '0'], 'two components'),
+              (['gravity', arm, '--gravity', '0', 'nan', '-9.81'], 'gravity NaN'),
+              (['gravity', missing], 'missing file')]
     return cases
 
 
@@ -91,7 +119,8 @@ def test_help_exits_0(capsys):
 def test_every_invalid_file_exits_1_through_every_subcommand(path, tmp_path, capsys):
     for args in (['validate'], ['validate', '--strict'], ['validate', '--json'], ['urdf'],
                  ['fk'], ['jacobian'], ['info'], ['info', '--json'],
-                 ['moveit', '-o', str(tmp_path)]):
+                 ['moveit', '-o', str(tmp_path)], ['ik', '--xyz', '0.3', '0', '0.2'],
+                 ['gravity']):
         code = main(args[:1] + [path] + args[1:])
         captured = capsys.readouterr()
         assert code == 1, (args, captured.err)

@@ -1,0 +1,200 @@
+"""``hrdf ik`` (joint positions for an end-effector pose) and ``hrdf gravity`` (the
+efforts that hold the robot against gravity).
+
+In: parsed arguments: the HRDF, the target (``--xyz`` m, and ``--rpy`` rad, ``--quat``
+or ``--tip-axis``, in the robot's reference frame), ``--seed``, ``--limits``; or
+``--positions`` and ``--gravity``. Out: the joint positions (rad, m) or efforts (N m, N)
+by joint name on stdout (``--json``: one object); exit 0. ``hrdf ik`` exits 1 with one
+line on stderr saying how far the best configuration is when there is no solution; bad
+arguments exit 2 with one line, an invalid HRDF 1 with its diagnostics (as every
+subcommand, :mod:`.common`).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from ..export.limits import read_limits
+from ..kinematics import HEBI_GRAVITY, Kinematics
+from ..kinematics.ik import ORIENTATIONS, default_orientation
+from ..kinematics.rotations import quaternion_to_rotation, rpy_to_rotation
+from .common import EXIT_INVALID, EXIT_OK, UsageError, load_or_report, note, parse_positions
+
+#: The command line's wall-clock cap on the search, s: one target typed by a person can
+#: afford more than the API's 5 ms, which a control loop needs.
+DEFAULT_TIMEOUT = 0.1
+
+
+def add_parsers(sub) -> None:
+    """Register ``hrdf ik`` and ``hrdf gravity`` on the subcommand parsers ``sub``."""
+    p = sub.add_parser('ik', help='joint positions that put an end effector at a pose '
+                                  '(inverse kinematics)')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--xyz', nargs=3, type=float, required=True, metavar=('X', 'Y', 'Z'),
+                   help='target position of the end effector, m, in the reference frame')
+    rotation = p.add_mutually_exclusive_group()
+    rotation.add_argument('--rpy', nargs=3, type=float, metavar=('R', 'P', 'Y'),
+                          help='target orientation, roll pitch yaw in rad (URDF: '
+                               'Rz(yaw) Ry(pitch) Rx(roll))')
+    rotation.add_argument('--quat', nargs=4, type=float, metavar=('X', 'Y', 'Z', 'W'),
+                          help='target orientation as a quaternion (normalised)')
+    rotation.add_argument('--tip-axis', nargs=3, type=float, metavar=('X', 'Y', 'Z'),
+                          help="the direction of the end effector's z axis (normalised): "
+                               "HEBI's 5-DoF objective")
+    p.add_argument('--orientation', choices=ORIENTATIONS,
+                   help='objective: full pose, tip axis or position only (default: none '
+                        'without a rotation option; with --rpy or --quat by the degrees of '
+                        'freedom that move the end effector, 6+ full, 5 tip axis, 4- none; '
+                        'tip_axis with --tip-axis)')
+    p.add_argument('--seed', metavar='"Q1 Q2 ..."',
+                   help='start positions (rad / m, joint order); default zeros')
+    p.add_argument('--limits', metavar='YAML',
+                   help='joint limits, a YAML mapping joint: [lower, upper] (as hrdf urdf '
+                        '--limits); joints without limits are free')
+    p.add_argument('--end-effector', type=int, default=0, metavar='INDEX',
+                   help='which end effector (default 0, the first)')
+    p.add_argument('--position-tolerance', type=float, default=1e-5, metavar='M',
+                   help='on the distance to the target (default 1e-5 m)')
+    p.add_argument('--orientation-tolerance', type=float, default=1e-5, metavar='RAD',
+                   help='on the orientation error angle (default 1e-5 rad)')
+    p.add_argument('--timeout', type=float, default=DEFAULT_TIMEOUT, metavar='S',
+                   help=f'wall-clock cap on the search (default {DEFAULT_TIMEOUT} s)')
+    p.add_argument('--json', action='store_true', help='one JSON object on stdout')
+    p.set_defaults(run=cmd_ik)
+    p = sub.add_parser('gravity', help='joint efforts that hold the robot still against '
+                                       'gravity')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--positions', help='joint positions "q1 q2 ..." (rad / m); default zeros')
+    p.add_argument('--gravity', nargs=3, type=float, default=list(HEBI_GRAVITY),
+                   metavar=('GX', 'GY', 'GZ'),
+                   help='gravity in the reference frame, m/s^2 (default 0 0 -9.81, as '
+                        "HEBI's arm API)")
+    p.add_argument('--json', action='store_true', help='one JSON object on stdout')
+    p.set_defaults(run=cmd_gravity)
+
+
+def _finite(name: str, values) -> np.ndarray:
+    array = np.array(values, dtype=float)
+    if not np.all(np.isfinite(array)):
+        raise UsageError(f'{name} must be finite numbers, got {" ".join(map(str, values))}')
+    return array
+
+
+def _unit(name: str, values) -> np.ndarray:
+    array = _finite(name, values)
+    norm = float(np.linalg.norm(array))
+    if not norm > 1e-12:
+        raise UsageError(f'{name} must not be zero')
+    return array / norm
+
+
+def _axis_frame(z: np.ndarray) -> np.ndarray:
+    """A rotation whose z column is the unit vector z (x from the principal axis least
+    along z)."""
+    helper = np.eye(3)[int(np.argmin(np.abs(z)))]
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x)
+    return np.column_stack([x, np.cross(z, x), z])
+
+
+def _target(args):
+    """(target (4, 4), orientation objective or None for the default) of the options."""
+    target = np.eye(4)
+    target[:3, 3] = _finite('--xyz', args.xyz)
+    orientation = args.orientation
+    if args.rpy is not None:
+        target[:3, :3] = rpy_to_rotation(*_finite('--rpy', args.rpy))
+    elif args.quat is not None:
+        target[:3, :3] = quaternion_to_rotation(_unit('--quat', args.quat))
+    elif args.tip_axis is not None:
+        target[:3, :3] = _axis_frame(_unit('--tip-axis', args.tip_axis))
+        if orientation == 'full':
+            raise UsageError('--tip-axis gives a direction, not a whole orientation: use '
+                             '--rpy or --quat for --orientation full')
+        orientation = orientation or 'tip_axis'
+    elif orientation in ('full', 'tip_axis'):
+        raise UsageError(f'--orientation {orientation} needs --rpy, --quat or --tip-axis')
+    else:
+        orientation = 'none'
+    return target, orientation
+
+
+def cmd_ik(args) -> int:
+    """``hrdf ik``: the solution by joint name (or JSON); exit 1 and one line when the
+    target is not reached."""
+    model, code = load_or_report(args)
+    if model is None:
+        return code
+    target, orientation = _target(args)
+    seed = parse_positions(args.seed, model.dof_count) if args.seed else None
+    try:
+        limits = read_limits(args.limits) if args.limits else None
+    except ValueError as exc:
+        raise UsageError(f'--limits: {exc}') from None
+    count = model.frame_count('end_effector')
+    if not 0 <= args.end_effector < count:
+        raise UsageError(f'--end-effector {args.end_effector}: the robot has {count} end '
+                         'effector(s)')
+    kinematics = Kinematics(model)
+    chain = len(kinematics.end_effector_joints(args.end_effector))
+    if orientation is None:
+        orientation = default_orientation(chain)
+        if orientation != 'full':
+            note(f'the end effector is moved by {chain} joint(s): solving for the '
+                 f'{"position and tip axis" if orientation == "tip_axis" else "position"} '
+                 'only (--orientation full to ask for the whole orientation)')
+    try:
+        result = kinematics.solve_ik(
+            target, seed, index=args.end_effector, orientation=orientation,
+            joint_limits=limits, position_tolerance=args.position_tolerance,
+            orientation_tolerance=args.orientation_tolerance, timeout=args.timeout)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    names = model.joint_names()
+    if args.json:
+        print(json.dumps({
+            'success': result.success, 'end_effector': args.end_effector,
+            'orientation': orientation, 'joint_names': names,
+            'positions': result.positions.tolist(),
+            'position_error': result.position_error,
+            'orientation_error': result.orientation_error,
+            'iterations': result.iterations, 'restarts': result.restarts}))
+    if not result.success:
+        angle = '' if orientation == 'none' else \
+            f' and {result.orientation_error:.3g} rad ({orientation})'
+        print(f'hrdf: no solution within {args.timeout:g} s: the best configuration found is '
+              f'{result.position_error:.3g} m{angle} from the target', file=sys.stderr)
+        return EXIT_INVALID
+    if not args.json:
+        width = max((len(n) for n in names), default=0)
+        for name, value in zip(names, result.positions):
+            print(f'{name:<{width}} {value: .9f}')
+        errors = f'position error {result.position_error:.2g} m'
+        if orientation != 'none':
+            errors += f', orientation error {result.orientation_error:.2g} rad ({orientation})'
+        note(f'{errors}; {result.iterations} iteration(s), {result.restarts} restart(s)')
+    return EXIT_OK
+
+
+def cmd_gravity(args) -> int:
+    """``hrdf gravity``: the efforts by joint name (N m, or N for prismatic joints)."""
+    model, code = load_or_report(args)
+    if model is None:
+        return code
+    q = parse_positions(args.positions, model.dof_count)
+    gravity = _finite('--gravity', args.gravity)
+    efforts = Kinematics(model).gravity_efforts(q, gravity)
+    names = model.joint_names()
+    if args.json:
+        print(json.dumps({'joint_names': names, 'positions': q.tolist(),
+                          'gravity': gravity.tolist(), 'efforts': efforts.tolist()}))
+        return EXIT_OK
+    if not len(names):
+        note('the robot has no degrees of freedom')
+    prismatic = [model.elements[e].motion[0] == 't' for e in model.dof_elements]
+    width = max((len(n) for n in names), default=0)
+    for name, value, linear in zip(names, efforts, prismatic):
+        print(f'{name:<{width}} {value: .9f} {"N" if linear else "N m"}')
+    return EXIT_OK
