@@ -6,8 +6,8 @@ the joint positions (N, dof), the position and orientation errors (m, rad), succ
 iterations and restarts (:func:`solve`).
 
 The method is :mod:`.ik_solver`'s, step for step: the same residual, damping, stall
-rule, restart sequence (splitmix64, here on uint64) and constants (read from that
-module), and the scalar helpers compiled from its source; the joint frames come from
+rule, restart sequence and constants (read from that module), and the scalar helpers
+(Halton points among them) compiled from its source; the joint frames come from
 :mod:`.compiled`'s inlined chain. The whole loop of a target (evaluate, check, restart
 or step) runs in the kernel, with no Python between steps; the 6 x m Jacobian is built
 from the joint frames, and the damped normal equations are solved by Cholesky. The
@@ -37,6 +37,7 @@ from . import ik_solver as method  # noqa: E402
 _rotation_vector = njit(cache=True)(method.rotation_vector)
 _tip_axis_rotation = njit(cache=True)(method.tip_axis_rotation)
 _nearest_equivalent = njit(cache=True)(method.nearest_equivalent)
+_halton = njit(cache=True)(method.halton)
 
 FULL, TIP_AXIS, NONE = method.FULL, method.TIP_AXIS, method.NONE
 DAMPING_SCALE, DAMPING_FLOOR = method.DAMPING_SCALE, method.DAMPING_FLOOR
@@ -44,7 +45,6 @@ STALL_ITERATIONS, STALL_RATIO = method.STALL_ITERATIONS, method.STALL_RATIO
 DAMPING_INCREASE, DAMPING_DECREASE = method.DAMPING_INCREASE, method.DAMPING_DECREASE
 MAX_DAMPING_FACTOR = method.MAX_DAMPING_FACTOR
 ATTEMPT_ITERATIONS = method.ATTEMPT_ITERATIONS
-RESTART_STATE = method.RESTART_STATE
 LOWER, UPPER, RESTART_LOW, RESTART_HIGH, PERIOD = (method.LOWER, method.UPPER,
                                                    method.RESTART_LOW, method.RESTART_HIGH,
                                                    method.PERIOD)
@@ -84,17 +84,6 @@ def _monotonic_ns(typingctx):
 def monotonic() -> float:
     """Seconds of the kernels' clock (CLOCK_MONOTONIC, as ``time.monotonic``)."""
     return _monotonic_ns() * 1e-9
-
-
-@njit(cache=True)
-def _restart_sample(state):
-    """splitmix64 on state[0] (uint64): the next uniform number in [0, 1)."""
-    state[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = state[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit(cache=True)
@@ -201,7 +190,7 @@ def _step(jacobian, e, rows, damping, a, g, step):
 
 @njit(cache=True)
 def _solve_target(t, targets, seeds, positions, errors, counts, joints, fixed, scale, anchor,
-                  offset, bounds, real, integer, frames, pose, jacobian, e, a, g, step,
+                  offset, bounds, bases, real, integer, frames, pose, jacobian, e, a, g, step,
                   best, accepted, accepted_e, accepted_jacobian):
     """One target t: positions[t] starts as seeds[t] and ends as the answer."""
     m, dof = joints.shape[0], seeds.shape[1]
@@ -219,7 +208,6 @@ def _solve_target(t, targets, seeds, positions, errors, counts, joints, fixed, s
     best_cost, best_position, best_orientation = math.inf, 0.0, 0.0
     accepted_cost, factor = math.inf, 1.0
     iterations, restarts, attempt, success = 0, 0, 0, False
-    state = np.full(1, RESTART_STATE, dtype=np.uint64)
     while True:
         _pose_and_jacobian(positions, t, joints, fixed, scale, anchor, offset, frames, pose,
                            jacobian)
@@ -256,13 +244,13 @@ def _solve_target(t, targets, seeds, positions, errors, counts, joints, fixed, s
             factor *= DAMPING_INCREASE
             stalled = factor > MAX_DAMPING_FACTOR
         if stalled or attempt >= ATTEMPT_ITERATIONS:
+            restarts += 1
+            attempt = 0
             for k in range(m):
-                u = _restart_sample(state)
+                u = _halton(restarts, bases[k])
                 low, high = bounds[RESTART_LOW, k], bounds[RESTART_HIGH, k]
                 positions[t, joints[k, DOF]] = low + (high - low) * u
             accepted_cost, factor = math.inf, 1.0
-            restarts += 1
-            attempt = 0
             continue
         damping = factor * (DAMPING_SCALE * accepted_cost + DAMPING_FLOOR)
         _step(accepted_jacobian, accepted_e, rows, damping, a, g, step)
@@ -294,7 +282,7 @@ def _solve_target(t, targets, seeds, positions, errors, counts, joints, fixed, s
 
 @njit(cache=True)
 def _solve_range(start, stop, targets, seeds, positions, errors, counts, joints, fixed, scale,
-                 anchor, offset, bounds, real, integer):
+                 anchor, offset, bounds, bases, real, integer):
     """Targets start..stop-1, with scratch of their own."""
     m = joints.shape[0]
     frames, pose = np.empty((max(m, 1), 3, 4)), np.empty((3, 4))
@@ -303,27 +291,27 @@ def _solve_range(start, stop, targets, seeds, positions, errors, counts, joints,
     accepted, accepted_e, accepted_jacobian = np.empty(m), np.empty(6), np.empty((6, m))
     for t in range(start, stop):
         _solve_target(t, targets, seeds, positions, errors, counts, joints, fixed, scale,
-                      anchor, offset, bounds, real, integer, frames, pose, jacobian, e, a, g,
-                      step, best, accepted, accepted_e, accepted_jacobian)
+                      anchor, offset, bounds, bases, real, integer, frames, pose, jacobian,
+                      e, a, g, step, best, accepted, accepted_e, accepted_jacobian)
 
 
 @njit(cache=True)
 def solve_batch(targets, seeds, positions, errors, counts, joints, fixed, scale, anchor,
-                offset, bounds, real, integer):
+                offset, bounds, bases, real, integer):
     """Every target in turn, one thread."""
     _solve_range(0, targets.shape[0], targets, seeds, positions, errors, counts, joints,
-                 fixed, scale, anchor, offset, bounds, real, integer)
+                 fixed, scale, anchor, offset, bounds, bases, real, integer)
 
 
 @njit(cache=True, parallel=True)
 def solve_blocks(blocks, targets, seeds, positions, errors, counts, joints, fixed, scale,
-                 anchor, offset, bounds, real, integer):
+                 anchor, offset, bounds, bases, real, integer):
     """The targets in ``blocks`` equal blocks, one per thread."""
     total = targets.shape[0]
     for b in prange(blocks):
         _solve_range(b * total // blocks, (b + 1) * total // blocks, targets, seeds,
                      positions, errors, counts, joints, fixed, scale, anchor, offset,
-                     bounds, real, integer)
+                     bounds, bases, real, integer)
 
 
 def solve(problem: method.IkProblem, targets: np.ndarray, seeds: np.ndarray,
@@ -343,7 +331,7 @@ def solve(problem: method.IkProblem, targets: np.ndarray, seeds: np.ndarray,
                      problem.orientation_length, problem.timeout])
     integer = np.array([problem.mode, problem.max_iterations], dtype=np.int64)
     arguments = (targets, seeds, positions, errors, counts, kd.joints, kd.fixed, kd.scale,
-                 anchor, kd.offsets[0], problem.bounds, real, integer)
+                 anchor, kd.offsets[0], problem.bounds, problem.bases, real, integer)
     if threads > 1 and n > 1:
         count = min(threads, n, numba.config.NUMBA_NUM_THREADS)
         numba.set_num_threads(count)

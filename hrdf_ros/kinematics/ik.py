@@ -95,6 +95,8 @@ class IkChain:
         self.orientation_length = max(ik_solver.ORIENTATION_WEIGHT * self.reach,
                                       ik_solver.MIN_ORIENTATION_LENGTH)
         self.default_orientation = default_orientation(len(self.chain))
+        #: the prime base of each joint's Halton dimension (restarts)
+        self.bases = ik_solver.primes(len(self.chain))
         #: the problem bounds without limits (see :func:`_bounds`)
         self.free_bounds = _bounds(self, np.full((fs.dof_count, 2), (-math.inf, math.inf)))
 
@@ -133,7 +135,7 @@ def _problem(chain: IkChain, orientation, bounds: np.ndarray, position_tolerance
     elif isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)) \
             or max_iterations < 0:
         raise ValueError(f'max_iterations must be an integer >= 0, got {max_iterations!r}')
-    return IkProblem(chain.frame_set, chain.chain, bounds, mode,
+    return IkProblem(chain.frame_set, chain.chain, bounds, chain.bases, mode,
                      positive('position_tolerance', position_tolerance),
                      positive('orientation_tolerance', orientation_tolerance),
                      chain.orientation_length, timeout, int(max_iterations))
