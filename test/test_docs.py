@@ -48,10 +48,45 @@ def workdir(tmp_path):
     return str(tmp_path)
 
 
-@pytest.mark.parametrize('page', ['README.md', 'doc/tutorials/view_robot.md'])
+@pytest.mark.parametrize('page', ['README.md', 'doc/tutorials/view_robot.md',
+                                  'doc/tutorials/move_end_effector.md'])
 def test_python_examples_run(page, workdir):
     [code] = _blocks(page, 'python')
     _run_python(code, workdir)
+
+
+def test_console_transcripts_are_what_the_commands_print(workdir):
+    """doc/tutorials/move_end_effector.md: every ``$ hrdf ...`` of its console blocks
+    prints what the page shows (stdout, then stderr), and ``$ echo $?`` its exit code
+    (the distances of an unreachable pose's best answer as numbers: they depend on the
+    time the search had)."""
+    checked = 0
+    for block in _blocks('doc/tutorials/move_end_effector.md', 'console'):
+        commands = re.split(r'^\$ ', block, flags=re.M)[1:]
+        code = None
+        for command in commands:
+            line, _, shown = command.partition('\n')
+            if line == 'echo $?':
+                assert shown.strip() == str(code), line
+                continue
+            words = shlex.split(line)
+            assert words[0] == 'hrdf', line
+            result = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', *words[1:]],
+                                    cwd=workdir, capture_output=True, text=True,
+                                    timeout=300)
+            code = result.returncode
+            printed = result.stdout + result.stderr
+            if shown.startswith('hrdf: no solution'):
+                # how far the best found is depends on how many restarts the timeout
+                # allowed: the numbers as numbers, the words as shown
+                number = r'[0-9.e+-]+'
+                pattern = re.escape(shown).replace(re.escape('0.681'), number) \
+                    .replace(re.escape('0.264'), number)
+                assert re.fullmatch(pattern, printed), (line, printed)
+            else:
+                assert printed == shown, line
+            checked += 1
+    assert checked >= 5
 
 
 def test_mujoco_tutorial_runs(workdir):
