@@ -271,6 +271,7 @@ def main():
     parser.add_argument('--files', nargs='*', help='robots whose label or path contains one')
     args = parser.parse_args()
     print(f'load average before: {os.getloadavg()}')
+    began = time.perf_counter()
     # the compiled kernels into the on-disk cache before the children fork (one thread:
     # after numba's OpenMP threads have run, a fork is refused)
     warm = Kinematics(load(os.path.join(REPO, 'config', 'x_series_arm_6dof.hrdf')), 'numba')
@@ -299,7 +300,7 @@ def main():
             continue
         results.append(result)
         report(result)
-    print(f'load average after: {os.getloadavg()}')
+    print(f'load average after: {os.getloadavg()}; {time.perf_counter() - began:.0f} s')
     for line in skipped:
         print(f'skipped {line}')
     verdicts(results)

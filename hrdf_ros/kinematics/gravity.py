@@ -34,13 +34,13 @@ class GravityEfforts:
         Args:
             positions: (dof,) or (N, dof) joint positions (rad or m).
             gravity: (3,) gravitational acceleration in the reference frame, m/s^2
-                (default :data:`HEBI_GRAVITY`, 9.81 along -z as HEBI's arm API uses).
+                (default :data:`~hrdf_ros.kinematics.HEBI_GRAVITY`, 9.81 along -z as HEBI's arm API uses).
             out: optional float64 C-contiguous array of the result's shape to fill.
             threads: threads of a batch on the numba path (see
                 :meth:`~hrdf_ros.kinematics.Kinematics.frames`).
 
         Returns:
-            (dof,) or (N, dof) efforts: N m for revolute, N for prismatic degrees of
+            (dof,) or (N, dof) efforts, N m for revolute and N for prismatic degrees of
             freedom (``out`` when given).
 
         Raises:
