@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -199,6 +199,23 @@ def build_frame_tree(model: RobotModel, joint_names: Optional[Sequence[str]] = N
                              'must be unique together')
         seen[name] = what
     return FrameTree(links, element_links, joints, dof_names, end_effector_links, grippers)
+
+
+def link_frames(model: RobotModel, tree: FrameTree) -> Dict[str, Tuple[str, int]]:
+    """The model frame of each link of the tree (the grippers' part links aside): the
+    root link is the reference frame (``('base', 0)``, the identity), an element's link
+    its input frame (``('input', element)``), a link at an output with nothing mounted
+    (an end effector's too) that output frame (``('output', index among the output
+    frames)``)."""
+    output_index = {pair: k for k, pair in enumerate(model.output_frames)}
+    element_of_link = {name: i for i, name in enumerate(tree.element_links)}
+    frames: Dict[str, Tuple[str, int]] = {tree.links[0]: ('base', 0)}
+    for joint in tree.joints:
+        if joint.child in element_of_link:
+            frames[joint.child] = ('input', element_of_link[joint.child])
+        else:
+            frames[joint.child] = ('output', output_index[(joint.element, joint.output)])
+    return frames
 
 
 def joint_origin(model: RobotModel, joint: TreeJoint) -> np.ndarray:

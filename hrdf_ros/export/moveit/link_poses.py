@@ -23,7 +23,7 @@ import numpy as np
 from ...kinematics import Kinematics
 from ...kinematics import gripper as mechanism
 from ...model import RobotModel
-from ..frame_tree import FrameTree
+from ..frame_tree import FrameTree, link_frames
 from ..urdf_structure import UrdfStructure
 
 
@@ -64,15 +64,7 @@ class LinkPoser:
         self.gripper_columns = [self.joints.index(g.joint) for g in tree.grippers]
         self.lower = np.array([-math.pi if j.lower is None else j.lower for j in movable])
         self.upper = np.array([math.pi if j.upper is None else j.upper for j in movable])
-        output_index = {pair: k for k, pair in enumerate(model.output_frames)}
-        element_of_link = {name: i for i, name in enumerate(tree.element_links)}
-        self._frames: Dict[str, Tuple[str, int]] = {tree.links[0]: ('base', 0)}
-        for joint in tree.joints:
-            if joint.child in element_of_link:
-                self._frames[joint.child] = ('input', element_of_link[joint.child])
-            else:
-                self._frames[joint.child] = ('output',
-                                             output_index[(joint.element, joint.output)])
+        self._frames: Dict[str, Tuple[str, int]] = link_frames(model, tree)
         #: gripper part link -> (gripper element, finger joint column, part index)
         self._parts: Dict[str, Tuple[int, int, int]] = {}
         for gripper, column in zip(tree.grippers, self.gripper_columns):
