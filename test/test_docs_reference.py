@@ -23,7 +23,7 @@ from rclpy.context import Context
 from rclpy.parameter import Parameter
 
 from hrdf_ros.ros.node import HrdfStatePublisher
-from hrdf_ros.ros.parameters import PARAMETERS
+from hrdf_ros.ros.parameter_table import PARAMETERS
 from hrdf_ros.ros.qos import TOPICS
 from hrdf_ros.ros.services import SERVICES
 from hrdf_ros.ros.web_view import WEB_VIEW_PARAMETERS, WebView

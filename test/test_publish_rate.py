@@ -2,7 +2,8 @@
 stamp distance between two /tf publications (its ``milliseconds(uint64(1000.0 / f))``)."""
 import pytest
 
-from hrdf_ros.ros.parameters import MAX_PUBLISH_FREQUENCY, throttle_interval_ns
+from hrdf_ros.ros.parameter_table import MAX_PUBLISH_FREQUENCY
+from hrdf_ros.ros.parameters import throttle_interval_ns
 
 
 @pytest.mark.parametrize('frequency,interval_ms', [

@@ -8,7 +8,7 @@ in place, so their output reads like the hand-written pages around it):
     (:func:`hrdf_ros.cli.main.build_parser`), one section each, labelled
     ``cli-<subcommand>``.
 ``{hrdf-parameters}``
-    the node's parameters, from :data:`hrdf_ros.ros.parameters.PARAMETERS` (the table
+    the node's parameters, from :data:`hrdf_ros.ros.parameter_table.PARAMETERS` (the table
     the node declares its parameters from); with an argument, another such table
     (``hrdf_ros.ros.web_view.WEB_VIEW_PARAMETERS``).
 ``{hrdf-topics}``
@@ -143,12 +143,12 @@ def cli_markdown() -> List[str]:
 _ACCESS_TEXT = {'read-only': 'read-only', 'settable': 'settable',
                 'output': 'set by the node', 'start': 'read at start'}
 #: the table ``{hrdf-parameters}`` renders without an argument
-NODE_PARAMETERS = 'hrdf_ros.ros.parameters.PARAMETERS'
+NODE_PARAMETERS = 'hrdf_ros.ros.parameter_table.PARAMETERS'
 
 
 def parameters_markdown(table: str = NODE_PARAMETERS) -> List[str]:
     """The parameter table of a node, from a tuple of ``ParameterSpec`` named by its
-    dotted path (``hrdf_ros.ros.parameters.PARAMETERS``, the default); the column
+    dotted path (``hrdf_ros.ros.parameter_table.PARAMETERS``, the default); the column
     comparing with robot_state_publisher only when an entry fills it."""
     specs = _find(table)
     if not specs:

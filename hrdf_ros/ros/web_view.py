@@ -45,7 +45,8 @@ from ..cache_dir import cache_dir
 from ..kinematics import backend
 from ..hrdf.access import FileAccess
 from ..kinematics.rotations import rotation_to_quaternion, rotation_to_rpy
-from .parameters import ParameterSpec, StartupError, refused_values
+from .parameter_table import ParameterSpec
+from .parameters import StartupError, refused_values
 from .qos import LATCHED_QOS
 from .tf_buffer import TfBuffer
 
