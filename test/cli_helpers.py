@@ -294,13 +294,16 @@ def chain(tree: Dict[str, Tuple[str, np.ndarray]], root: str, tip: str) -> np.nd
 def _message_value(node):
     """A printed message's value from its syntax tree: a call with fields (a message)
     becomes a dict of them, a call with positional arguments (``array('d', [...])``) the
-    list of its last one, a list or tuple a list, a literal its value."""
+    list of its last one, a list or tuple a list, a literal its value (``nan`` and
+    ``inf``, as Python prints those floats, too)."""
     if isinstance(node, ast.Call):
         if node.keywords or not node.args:
             return {k.arg: _message_value(k.value) for k in node.keywords}
         return list(_message_value(node.args[-1]))
     if isinstance(node, (ast.List, ast.Tuple)):
         return [_message_value(e) for e in node.elts]
+    if isinstance(node, ast.Name) and node.id in ('nan', 'inf'):    # repr of a float
+        return float(node.id)
     return ast.literal_eval(node)
 
 
@@ -400,8 +403,28 @@ SERVICES = [
     ('load_hrdf', '{hrdf_path: bad.hrdf}'),
     ('load_hrdf', f'{{hrdf_path: {KIT}}}'),
 ]
-#: every command line the real-CLI tests run (the ROS tutorial and the how-to for several
-#: robots show each one, DOC_COMMAND_PAGES)
+#: requests of ``~/solve_ik`` and ``~/get_gravity_efforts`` (test_ros_cli_ik.py): a
+#: reachable pose of A-2085-06 (its end effector at 0.3 1.1 1.7 -0.4 0.9 0.2, rounded),
+#: one out of reach, each error code, a position in one of the robot's links
+IK_REQUESTS = {
+    'reachable': '{target: {header: {frame_id: base_link}, pose: {position: {x: 0.353821, '
+                 'y: 0.044007, z: 0.095802}, orientation: {x: -0.734087, y: 0.539156, '
+                 'z: 0.136002, w: 0.389782}}}}',
+    'unreachable': '{target: {pose: {position: {x: 3.0, y: 0.0, z: 0.5}}}}',
+    'bad_link': '{target: {pose: {position: {x: 0.4}}}, link_name: elbow}',
+    'unknown_frame': '{target: {header: {frame_id: map}, pose: {position: {x: 0.4}}}}',
+    'nan': '{target: {pose: {position: {x: .nan, y: 0.0, z: 0.3}}}}',
+    'bad_seed': '{target: {pose: {position: {x: 0.4}}}, seed: {name: [J9], position: [0.0]}}',
+    'in_link': '{target: {header: {frame_id: link1}, pose: {position: {x: 0.1, z: 0.05}}}, '
+               'seed: {name: [J1, J2], position: [0.1, 0.5]}, orientation: none}',
+    'gravity': '{positions: [0.0, 1.0, 1.5, 0.0, 0.5, 0.0]}',
+    'gravity_tilted': '{positions: [0.0, 1.0, 1.5, 0.0, 0.5, 0.0], gravity: {x: 1.0, '
+                      'z: -9.0}}',
+}
+IK_CALLS = [service_call('get_gravity_efforts' if name.startswith('gravity') else 'solve_ik',
+                         request) for name, request in IK_REQUESTS.items()]
+#: every command line the real-CLI tests run (the ROS tutorial, the how-to for several
+#: robots and the tutorial Move the end effector show each one, DOC_COMMAND_PAGES)
 DOC_COMMANDS = (
     [LAUNCH, LAUNCH_LEFT, LAUNCH_XML, VIEW_HEADLESS, VIEW, VIEW_WEB, WEB_VIEW_LEFT, RUN,
      HRDF_URDF, PARAM_SET_BAD,
@@ -411,7 +434,7 @@ DOC_COMMANDS = (
      'ros2 launch hrdf_ros view.launch.py gui:=true',
      'ros2 launch hrdf_ros view.launch.py gui:=false']
     + list(LAUNCH_BAD.values()) + list(SHOW_ARGS.values()) + list(PARAM_GET.values())
-    + PACKAGE + [service_call(*request) for request in SERVICES])
+    + PACKAGE + [service_call(*request) for request in SERVICES] + IK_CALLS)
 
 
 def robots(directory) -> str:

@@ -13,7 +13,8 @@ or step) runs in the kernel, with no Python between steps; the 6 x m Jacobian is
 from the joint frames, and the damped normal equations are solved by Cholesky. The
 timeout is read from the monotonic clock (``clock_gettime(CLOCK_MONOTONIC)`` called
 from the kernel) once per step; in a batch each target has its own. ``threads`` > 1 cuts
-a batch into that many equal blocks run by numba's ``prange``.
+a batch into that many equal blocks run by numba's ``prange``. The kernels release the
+GIL: other Python threads (a node's executor) run while they solve.
 
 Cached on disk as :mod:`.compiled` is (imports it first, which sets the cache folder).
 Imported by :mod:`.ik` only on the compiled path.
@@ -295,7 +296,7 @@ def _solve_range(start, stop, targets, seeds, positions, errors, counts, joints,
                       e, a, g, step, best, accepted, accepted_e, accepted_jacobian)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_batch(targets, seeds, positions, errors, counts, joints, fixed, scale, anchor,
                 offset, bounds, bases, real, integer):
     """Every target in turn, one thread."""
@@ -303,7 +304,7 @@ def solve_batch(targets, seeds, positions, errors, counts, joints, fixed, scale,
                  fixed, scale, anchor, offset, bounds, bases, real, integer)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def solve_blocks(blocks, targets, seeds, positions, errors, counts, joints, fixed, scale,
                  anchor, offset, bounds, bases, real, integer):
     """The targets in ``blocks`` equal blocks, one per thread."""

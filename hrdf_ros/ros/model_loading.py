@@ -22,14 +22,15 @@ LOAD_OFF = 'loading is switched off (allow_load: false)'
 
 
 class ModelLoader:
-    """What the node may load and validate, and the thread it is read in."""
+    """What the node may load and validate, and the thread it is read in (``wake``: see
+    :class:`~.background.Background`)."""
 
     def __init__(self, naming: RobotOptions, strict: bool, access: FileAccess,
-                 allow_load: bool):
+                 allow_load: bool, wake=None):
         self.naming, self.strict = naming, strict
         self.access, self.allow_load = access, allow_load
         self.prepared: Optional[LoadedRobot] = None   # read by a request, for hrdf_file
-        self._background = Background()
+        self._background = Background(wake=wake)
 
     def describe(self) -> str:
         """One line for the log: where files are read from."""

@@ -5,7 +5,7 @@ with hrdf_ros's own kinematics (:class:`hrdf_ros.Kinematics`). Parameters and to
 that robot_state_publisher also has mean the same here (doc/explanation/node.md
 compares the two).
 
-Parameters: :data:`.parameters.PARAMETERS`; topics and their QoS (robot_state_publisher's,
+Parameters: :data:`.parameter_table.PARAMETERS`; topics and their QoS (robot_state_publisher's,
 same ``qos_overrides.*`` parameters): :data:`.qos.TOPICS`; services
 (hrdf_ros_interfaces/srv, private namespace): :data:`.services.SERVICES`. The node is
 built from these tables, and the documentation's node reference renders them. Bad
@@ -30,7 +30,6 @@ import sys
 import threading
 from typing import List, Optional
 
-import numpy as np
 import rclpy
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import ClockChange, JumpThreshold
@@ -39,20 +38,22 @@ from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.signals import SignalHandlerOptions
-from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from ..kinematics import backend
+from .background import Background, SpinSlices
+from .ik_service import IkQueries
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
 from .model_loading import ModelLoader
-from .model_services import load_result, model_status
+from .model_services import load_result
 from .moving_tf import MovingTransforms
 from .parameters import (StartupError, declare, declare_parameters, publish_limits,
                          throttle_interval_ns)
 from .qos import JOINT_STATES, ROBOT_DESCRIPTION, TF, TF_STATIC
+from .service_callbacks import ServiceCallbacks
 from .services import SERVICES, KinematicsQueries
 from .tf_messages import TransformMessages
 
@@ -83,7 +84,7 @@ def kinematics_path(requested: str) -> str:
     return backend.describe(path)
 
 
-class HrdfStatePublisher(Node):
+class HrdfStatePublisher(ServiceCallbacks, Node):
     """The hrdf_ros node (see the module docstring for parameters and topics).
 
     Raises:
@@ -97,8 +98,11 @@ class HrdfStatePublisher(Node):
         self.get_logger().info(kinematics_path(params.kinematics))
         self.missing_joints = params.missing_joints
         self.ignore_timestamp = params.ignore_timestamp
+        self.ik_timeout = params.ik_timeout
+        self.slices = SpinSlices()
+        self._ik_worker = Background('hrdf_ros_ik', self.slices.wake)
         self.loader = ModelLoader(params.naming, params.strict, params.access,
-                                  params.allow_load)
+                                  params.allow_load, self.slices.wake)
         self.get_logger().info(self.loader.describe())
         # publish_frequency: /tf once a stamp reaches _next_publish_ns (one comparison)
         self._throttle_ns = throttle_interval_ns(params.publish_frequency,
@@ -136,8 +140,9 @@ class HrdfStatePublisher(Node):
         self.create_timer(SUMMARY_PERIOD_S, self._log_rejected_summary)
 
     def destroy_node(self):
-        """Drop pending file requests, then destroy the node."""
+        """Drop pending file and IK requests, then destroy the node."""
         self.loader.shutdown()
+        self._ik_worker.shutdown()
         return super().destroy_node()
 
     # -- model switching ---------------------------------------------------------------
@@ -158,6 +163,7 @@ class HrdfStatePublisher(Node):
                         else None)
         self.queries = KinematicsQueries(robot.kinematics, robot.joint_names,
                                          robot.base_frame_id)
+        self.ik_queries = IkQueries(robot, self.ik_timeout)
         self._stamp = None
         if previous is not None:
             self._setting_description = True
@@ -307,33 +313,6 @@ class HrdfStatePublisher(Node):
             self._tf_pub.publish(self._moving.fill(self.input.values, stamp.sec,
                                                    stamp.nanosec))
 
-    # -- services ----------------------------------------------------------------------
-
-    def _hebi_positions(self) -> np.ndarray:
-        """The latest joint_states (URDF joint values) as HEBI positions: x gear ratio
-        (the degrees of freedom; the grippers' finger joints are not HRDF joints)."""
-        return self.input.positions[:len(self.robot.gear_ratios)] * self.robot.gear_ratios
-
-    def _latest(self) -> Optional[np.ndarray]:
-        # Without degrees of freedom, the (empty) configuration is always known.
-        known = self.input.received or not self.robot.joint_names
-        return self._hebi_positions() if known else None
-
-    def _on_model_status(self, request, response):
-        return model_status(self.robot, response)
-
-    async def _on_validate_hrdf(self, request, response):
-        """Validate an HRDF file or text without touching the running model."""
-        return await self.loader.validate(self.executor, request, response)
-
-    def _on_forward_kinematics(self, request, response):
-        stamp = self._stamp if request.use_latest_joint_states and self._stamp is not None \
-            else self.get_clock().now().to_msg()
-        return self.queries.forward_kinematics(request, response, self._latest(), stamp)
-
-    def _on_jacobian(self, request, response):
-        return self.queries.jacobian(request, response, self._latest())
-
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Console entry point ``hrdf_ros_node``; returns the process exit code.
@@ -365,9 +344,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         node = HrdfStatePublisher()
         executor = EventsExecutor()
         executor.add_node(node)
-        never = Future()  # spin in 0.1 s slices, handling every event in a slice
-        while not stop.is_set() and rclpy.ok():
-            executor.spin_until_future_complete(never, timeout_sec=0.1)
+        while not stop.is_set() and rclpy.ok():  # 0.1 s slices, every event in a slice
+            node.slices.spin(executor, 0.1)
     except StartupError as exc:
         for line in str(exc).splitlines():
             print(f'hrdf_ros_node: {line}', file=sys.stderr)

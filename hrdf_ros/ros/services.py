@@ -1,4 +1,5 @@
-"""Request handling of the node's kinematics services (hrdf_ros_interfaces/srv).
+"""Request handling of the node's kinematics services (hrdf_ros_interfaces/srv); the
+inverse kinematics requests are :mod:`.ik_service`'s.
 
 The handlers fill a response and never raise on bad requests: a wrong number of
 positions, a non-finite position, an unknown frame type, tag or index, or a request
@@ -17,10 +18,10 @@ from typing import List, Optional, Tuple
 import numpy as np
 from geometry_msgs.msg import PoseStamped
 
-from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetJacobian, GetModelStatus,
-                                     LoadHrdf, ValidateHrdf)
+from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetGravityEfforts, GetJacobian,
+                                     GetModelStatus, LoadHrdf, SolveIk, ValidateHrdf)
 
-from ..kinematics import FRAME_TYPES, Kinematics
+from ..kinematics import FRAME_TYPES, HEBI_GRAVITY, Kinematics
 from ..kinematics.rotations import rotation_to_quaternion
 
 
@@ -52,6 +53,12 @@ SERVICES = (
     Service('~/get_jacobian', GetJacobian, '_on_jacobian',
             '6 x dof geometric Jacobian of one frame, row major, rows `vx vy vz wx wy wz`, '
             'in the reference frame.'),
+    Service('~/solve_ik', SolveIk, '_on_solve_ik',
+            'Joint positions that put an end effector at a pose (inverse kinematics), with '
+            "MoveIt's error codes; solved off the executor, so /tf keeps its rate."),
+    Service('~/get_gravity_efforts', GetGravityEfforts, '_on_gravity_efforts',
+            'Joint efforts that hold the robot still against gravity at given (or the '
+            "latest) positions, as HEBI's `get_grav_comp_efforts`."),
     Service('~/load_hrdf', LoadHrdf, '_on_load_hrdf',
             'Replace the model with an HRDF file or HRDF text (a reload).'),
     Service('~/validate_hrdf', ValidateHrdf, '_on_validate_hrdf',
@@ -73,7 +80,8 @@ def _frame_type(requested: str) -> str:
 
 
 class KinematicsQueries:
-    """Answers GetForwardKinematics and GetJacobian requests for one robot.
+    """Answers GetForwardKinematics, GetJacobian and GetGravityEfforts requests for one
+    robot.
 
     Args:
         kinematics: the robot's kinematics.
@@ -152,6 +160,29 @@ class KinematicsQueries:
         response.frame_indices = indices
         response.poses = poses
         response.positions = q.tolist()
+        return response
+
+    def gravity_efforts(self, request, response, latest: Optional[np.ndarray]):
+        """Fill a GetGravityEfforts response: the efforts at the positions (HEBI's, per
+        unit of HEBI position), for the request's gravity (all zero: HEBI's 9.81 along
+        -z)."""
+        try:
+            q = self._positions(request, latest)
+        except QueryError as exc:
+            response.success, response.message = False, str(exc)
+            return response
+        g = request.gravity
+        gravity = np.array([g.x, g.y, g.z]) if (g.x, g.y, g.z) != (0.0, 0.0, 0.0) \
+            else np.array(HEBI_GRAVITY)
+        if not np.isfinite(gravity).all():
+            response.success, response.message = False, 'gravity must be finite'
+            return response
+        efforts = self.kinematics.gravity_efforts(q, gravity)
+        response.success, response.message = True, ''
+        response.joint_names = self.joint_names
+        response.efforts = efforts.tolist()
+        response.positions = q.tolist()
+        response.gravity.x, response.gravity.y, response.gravity.z = map(float, gravity)
         return response
 
     def jacobian(self, request, response, latest: Optional[np.ndarray]):
