@@ -3,9 +3,11 @@ sliders, redrawn when the file changes.
 
 In: a viser server, an HRDF path and the export options. Out: the page: the robot
 (:class:`~.robot_scene.RobotScene` of ``to_urdf``'s URDF, in its HEBI colours), one
-slider per movable joint (:class:`~.joint_sliders.JointSliders`), the
-end-effector readout and frame toggles (:class:`~.fk_panel.FkPanel`), the file's
-warnings and mesh notes, and the located errors of an invalid edit.
+slider per movable joint (:class:`~.joint_sliders.JointSliders`), a drag handle on each
+end effector that the arm follows by inverse kinematics
+(:class:`~.ik_handles.IkHandles`), the end-effector readout and frame toggles
+(:class:`~.fk_panel.FkPanel`), the file's warnings and mesh notes, and the located errors
+of an invalid edit.
 
 Live reload: :meth:`FileView.poll` (called by the program's main loop) looks at the file,
 its included files, the ``--limits`` file and local meshes; after a change, a valid file
@@ -29,14 +31,17 @@ from ..export.limits import read_limits
 from ..export.urdf import to_urdf
 from ..hrdf.diagnostics import HrdfError
 from ..hrdf.reader import load
+from ..kinematics import Kinematics
 from .fk_panel import FkPanel
+from .ik_handles import IkHandles
 from .joint_sliders import JointSliders
 from .robot_scene import RobotScene, UrdfError
 from .server import frame_camera
 from .watch import FileWatcher
 
 #: Order of the page's sections (viser orders GUI elements by this number).
-ORDER_ERRORS, ORDER_JOINTS, ORDER_SHOW, ORDER_FK, ORDER_NOTES = 0.0, 1.0, 1.5, 2.0, 3.0
+ORDER_ERRORS, ORDER_JOINTS, ORDER_IK, ORDER_SHOW, ORDER_FK, ORDER_NOTES = \
+    0.0, 1.0, 1.25, 1.5, 2.0, 3.0
 
 
 @dataclass
@@ -94,10 +99,15 @@ class FileView:
         self.errors: List[str] = []
         gui = server.gui
         self._errors = gui.add_markdown('', order=ORDER_ERRORS, visible=False)
+        self.handles = IkHandles(server, order=ORDER_IK)
         with gui.add_folder('Show', order=ORDER_SHOW):
             self._show_robot = gui.add_checkbox('robot', initial_value=True,
                                                 hint='the URDF\'s visual shapes')
+            self._show_handles = gui.add_checkbox(
+                'handles', initial_value=True,
+                hint='the handles that move the end effectors (inverse kinematics)')
         self._show_robot.on_update(self._robot_toggled)
+        self._show_handles.on_update(self._handles_toggled)
         self.fk = FkPanel(server, order=ORDER_FK)
         self._notes = gui.add_markdown('', order=ORDER_NOTES, visible=False)
         self.watcher = FileWatcher([path])
@@ -154,13 +164,16 @@ class FileView:
         with self._lock:
             old_scene, old_sliders = self.scene, self.sliders
             self.model, self.tree, self.scene = model, tree, scene
-            self.fk.set_model(model, tree, self.path)
+            kinematics = Kinematics(model)
+            self.fk.set_model(model, tree, self.path, kinematics)
             generation = self._generation
             self.sliders = JointSliders(
                 self.server.gui, scene.joints, values=values, order=ORDER_JOINTS,
                 on_change=lambda v: self._on_values(v, generation))
             if old_sliders is not None:
                 old_sliders.remove()
+            self.handles.set_robot(model, tree, kinematics, self.sliders.values,
+                                   self.sliders.set_values)
             self._show(self.sliders.values())
             scene.visible = self._show_robot.value
             if old_scene is not None:
@@ -178,6 +191,9 @@ class FileView:
             if self.scene is not None:
                 self.scene.visible = self._show_robot.value
 
+    def _handles_toggled(self, _event) -> None:
+        self.handles.visible = self._show_handles.value
+
     def _on_values(self, values: Dict[str, float], generation: int) -> None:
         with self._lock:
             if generation == self._generation and self.scene is not None:
@@ -187,6 +203,7 @@ class FileView:
         with self.server.atomic():
             self.scene.set_link_poses(self.scene.link_poses(values))
             self.fk.update(values)
+            self.handles.follow(values)
 
     # -- live reload -------------------------------------------------------------------
 

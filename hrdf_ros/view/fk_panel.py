@@ -76,10 +76,12 @@ class FkPanel:
                 self._toggles[frame_type] = toggle
             self._readout = gui.add_markdown('')
 
-    def set_model(self, model, tree, path: str) -> None:
-        """Use a (re)loaded model from now on."""
+    def set_model(self, model, tree, path: str, kinematics: Optional[Kinematics] = None
+                  ) -> None:
+        """Use a (re)loaded model (and its kinematics, made here if not given) from now
+        on."""
         self._model, self._tree, self._path = model, tree, path
-        self._kinematics = Kinematics(model)
+        self._kinematics = kinematics or Kinematics(model)
 
     def update(self, values: Dict[str, float]) -> None:
         """Recompute the readout and the drawn frames for URDF joint values."""

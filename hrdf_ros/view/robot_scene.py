@@ -247,13 +247,16 @@ class RobotScene:
 
     def set_link_poses(self, poses: Dict[str, np.ndarray]) -> None:
         """Move the links named in ``poses`` ((4, 4) in the root link); others stay."""
-        for name, pose in poses.items():
-            frame = self._frames.get(name)
-            if frame is None:
-                continue
-            frame.wxyz = _wxyz(pose[:3, :3])
+        names = [name for name in poses if name in self._frames]
+        if not names:
+            return
+        matrices = np.array([poses[name] for name in names], dtype=float)
+        quaternions = rotation_to_quaternion(matrices[:, :3, :3])     # one call: x y z w
+        for name, pose, (x, y, z, w) in zip(names, matrices, quaternions):
+            frame = self._frames[name]
+            frame.wxyz = np.array([w, x, y, z])
             frame.position = pose[:3, 3]
-            self.poses[name] = np.array(pose, dtype=float)
+            self.poses[name] = pose
 
     def bounds(self) -> Optional[np.ndarray]:
         """(2, 3) axis-aligned box (m, root link frame) around every posed link's origin

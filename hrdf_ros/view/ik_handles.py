@@ -1,0 +1,230 @@
+"""Drag handles on a robot's end effectors in ``hrdf view``: the arm follows by inverse
+kinematics.
+
+In: the viser server; on each (re)load, the model, its frame tree, its kinematics and
+the page's getter and setter of URDF joint values (the sliders'). Out: a transform gizmo
+(viser's transform controls) at each end-effector frame, with a sphere at its centre,
+and a "Move the end effector" folder: the objective (full pose, tip axis, position only;
+first the one the end effector's degrees of freedom give, as ``solve_ik`` chooses) and
+each handle's state.
+
+Dragging a handle solves :meth:`hrdf_ros.Kinematics.solve_ik` for its end effector at the
+gizmo's pose (the robot's root link frame, m), seeded with the configuration shown, at
+the rate the browser sends updates: updates that come while a solve runs are folded into
+one, the latest (no backlog). A solution moves the sliders, which redraw the robot; a
+target out of reach leaves the arm where it was, turns the sphere red and the panel says
+how far the nearest configuration found is. When the sliders move the arm, the handles
+follow its end effectors (but one being dragged).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+from ..kinematics.ik import default_orientation
+from ..kinematics.rotations import quaternion_to_rotation, rotation_to_quaternion
+from .fk_panel import hebi_positions
+
+#: Objectives in the panel -> ``solve_ik``'s ``orientation``.
+OBJECTIVES = {'full pose': 'full', 'tip axis': 'tip_axis', 'position only': 'none'}
+#: Colours (0..255) of the sphere at a handle: reached, out of reach.
+REACHED, OUT_OF_REACH = (235, 235, 235), (220, 20, 20)
+#: The search time of one drag update, s: a warm seed converges in a few steps; a target
+#: out of reach takes all of it.
+TIMEOUT = 0.02
+#: Scene node of the handles.
+ROOT = '/ik_handles'
+
+
+class IkHandles:
+    """The handles and their folder (see the module docstring).
+
+    Args:
+        server: the viser server.
+        order: place of the folder in the page (viser's ``order``).
+    """
+
+    def __init__(self, server, order: Optional[float] = None):
+        self._server = server
+        self._lock = threading.Lock()          # the solve state below
+        self._robot: Optional[_Robot] = None
+        self._pending: Dict[int, bool] = {}
+        self._busy = False
+        self._visible = True
+        gui = server.gui
+        with gui.add_folder('Move the end effector', order=order):
+            self._objective = gui.add_dropdown(
+                'objective', tuple(OBJECTIVES), initial_value='full pose',
+                hint='what a handle asks of its end effector: the whole pose, the '
+                     'position and the z axis, or the position')
+            self._status = gui.add_markdown('')
+
+    # -- (re)load --------------------------------------------------------------------
+
+    def set_robot(self, model, tree, kinematics, get_values: Callable[[], Dict[str, float]],
+                  set_values: Callable[[Dict[str, float]], None]) -> None:
+        """Handles for a (re)loaded robot (the old ones go)."""
+        with self._lock:
+            old, self._robot = self._robot, None
+            self._pending = {}
+        if old is not None:
+            old.remove()
+        robot = _Robot(self._server.scene, model, tree, kinematics, get_values, set_values,
+                       self._visible)
+        for k, handle in enumerate(robot.handles):
+            handle.on_update(lambda event, k=k, robot=robot: self._on_update(robot, k, event))
+        if robot.count:
+            chain = len(kinematics.end_effector_joints(0))
+            self._objective.value = {'full': 'full pose', 'tip_axis': 'tip axis',
+                                     'none': 'position only'}[default_orientation(chain)]
+        with self._lock:
+            self._robot = robot
+        self._status.content = robot.status()
+
+    def follow(self, values: Dict[str, float]) -> None:
+        """Put the handles (but one being dragged) at the end effectors for URDF joint
+        values."""
+        robot = self._robot
+        if robot is not None:
+            robot.follow(values)
+            self._status.content = robot.status()
+
+    @property
+    def visible(self) -> bool:
+        """Whether the handles are shown."""
+        return self._visible
+
+    @visible.setter
+    def visible(self, value: bool) -> None:
+        self._visible = bool(value)
+        robot = self._robot
+        if robot is not None:
+            for node in robot.handles + robot.spheres:
+                node.visible = self._visible
+
+    @property
+    def orientation(self) -> str:
+        """The objective chosen in the panel (``solve_ik``'s ``orientation``)."""
+        return OBJECTIVES[self._objective.value]
+
+    def text(self) -> str:
+        """The panel's state as shown (markdown)."""
+        return self._status.content
+
+    # -- drags -----------------------------------------------------------------------
+
+    def _on_update(self, robot: '_Robot', k: int, event) -> None:
+        """A drag's start, update or end (viser's thread pool): solve for the handle's
+        latest pose, folding in updates that come meanwhile."""
+        robot.dragging[k] = event.phase != 'end'
+        if event.phase == 'start':
+            return
+        with self._lock:
+            if robot is not self._robot:
+                return                         # a handle of a robot since replaced
+            self._pending[k] = True
+            if self._busy:
+                return                         # the running loop takes it
+            self._busy = True
+        try:
+            while True:
+                with self._lock:
+                    todo = [i for i, p in self._pending.items() if p]
+                    self._pending = {}
+                    if not todo or robot is not self._robot:
+                        self._busy = False
+                        return
+                for i in todo:
+                    robot.solve(i, self.orientation)
+                self._status.content = robot.status()
+        except BaseException:
+            with self._lock:
+                self._busy = False
+            raise
+
+
+class _Robot:
+    """The handles of one loaded robot, and their solves."""
+
+    def __init__(self, scene, model, tree, kinematics, get_values, set_values, visible):
+        self.model, self.tree, self.kinematics = model, tree, kinematics
+        self._get_values, self._set_values = get_values, set_values
+        self.count = model.frame_count('end_effector')
+        self.dragging = [False] * self.count
+        self.state: List[str] = ['drag the handle'] * self.count
+        q = hebi_positions(model, tree, get_values())
+        frames = kinematics.frames('end_effector', q) if self.count else []
+        self.handles, self.spheres = [], []
+        offsets = np.linalg.norm(kinematics.structure.joint_fixed[:, :3, 3], axis=1)
+        for k, frame in enumerate(frames):
+            reach = float(offsets[kinematics.end_effector_joints(k)].sum())
+            scale = float(np.clip(0.25 * reach, 0.08, 0.3))
+            handle = scene.add_transform_controls(
+                f'{ROOT}/{k}', scale=scale, depth_test=False, position=frame[:3, 3],
+                wxyz=_wxyz(frame), visible=visible)
+            self.handles.append(handle)
+            self.spheres.append(scene.add_icosphere(f'{ROOT}/{k}/target', radius=0.1 * scale,
+                                                    color=REACHED, cast_shadow=False,
+                                                    visible=visible))
+
+    def target(self, k: int) -> np.ndarray:
+        """(4, 4) pose of handle k in the root link frame."""
+        handle = self.handles[k]
+        target = np.eye(4)
+        w, x, y, z = handle.wxyz
+        target[:3, :3] = quaternion_to_rotation((x, y, z, w))
+        target[:3, 3] = handle.position
+        return target
+
+    def solve(self, k: int, orientation: str) -> None:
+        """Move the arm to handle k, or mark it out of reach."""
+        values = self._get_values()
+        q = hebi_positions(self.model, self.tree, values)
+        result = self.kinematics.solve_ik(self.target(k), q, index=k, orientation=orientation,
+                                          timeout=TIMEOUT)
+        name = self.tree.end_effector_links[k]
+        if not result.success:
+            self.spheres[k].color = OUT_OF_REACH
+            angle = '' if orientation == 'none' else f' and {result.orientation_error:.3f} rad'
+            self.state[k] = (f'**out of reach**: the nearest configuration found is '
+                             f'{result.position_error:.4f} m{angle} away; the arm stays')
+            return
+        self.spheres[k].color = REACHED
+        self.state[k] = f'reached ({result.position_error:.1e} m)'
+        self._set_values({joint: float(result.positions[d]) / self.model.elements[e].gear_ratio
+                          for d, (joint, e) in enumerate(zip(self.tree.dof_names,
+                                                             self.model.dof_elements))})
+
+    def follow(self, values: Dict[str, float]) -> None:
+        """Handles (not being dragged) to the end effectors at URDF joint values."""
+        if not self.count:
+            return
+        frames = self.kinematics.frames('end_effector',
+                                        hebi_positions(self.model, self.tree, values))
+        for k, frame in enumerate(frames):
+            if self.dragging[k]:
+                continue
+            self.handles[k].position = frame[:3, 3]
+            self.handles[k].wxyz = _wxyz(frame)
+            if self.spheres[k].color != REACHED:
+                self.spheres[k].color = REACHED
+                self.state[k] = 'drag the handle'
+
+    def status(self) -> str:
+        """The panel text: each handle's end effector and state."""
+        if not self.count:
+            return 'the robot has no end effector'
+        return '\n\n'.join(f'`{name}`: {state}' for name, state in
+                           zip(self.tree.end_effector_links, self.state))
+
+    def remove(self) -> None:
+        for node in self.spheres + self.handles:
+            node.remove()
+
+
+def _wxyz(frame: np.ndarray) -> np.ndarray:
+    """viser's (w, x, y, z) quaternion of a frame's rotation."""
+    x, y, z, w = rotation_to_quaternion(frame[:3, :3])
+    return np.array([w, x, y, z])

@@ -1,0 +1,239 @@
+"""``hrdf view``'s end-effector handles in a real browser (headless chromium, software
+WebGL): the handle is drawn at the end effector; moving it (the messages a drag in the
+browser sends, from a second websocket client, :mod:`viser_client`) puts the end
+effector at the handle, and the sliders and the readout follow; a handle out of reach
+turns red and the arm stays; the objective switch; 30 updates a second on a 7-DoF kit
+followed without a backlog (the CLI's numpy path). Every answer is checked with FK of the
+positions the page shows (its ``hrdf fk`` command), never with the view's own state.
+"""
+import math
+import os
+import re
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from browser import (ViewProcess, camera_query, checkbox, checked_browser, code_blocks,
+                     outside_requests, page_text, project, require_browser, requested_urls,
+                     settled_screenshot, sliders, wait_text)
+from conftest import KITS_DIR
+from hebi_description import prefix_env
+from hrdf_ros import Kinematics, load
+from viser_client import ViserClient
+
+require_browser()
+
+HANDLE = '/ik_handles/0'
+ARM = os.path.join(KITS_DIR, 'A-2085-06.hrdf')
+#: the arm's start (its end effector in the middle of the test camera's picture)
+START = ['--meshes', 'primitives', '--positions', '0 1 1.5 0 0.5 0']
+Q0 = np.array([0.0, 1.0, 1.5, 0.0, 0.5, 0.0])
+ARM_7 = os.path.join(KITS_DIR, 'A-2099-07.hrdf')
+
+
+@pytest.fixture(scope='module')
+def browser():
+    yield from checked_browser()
+
+
+@pytest.fixture
+def view():
+    started = []
+
+    def start(*args):
+        process = ViewProcess(list(args), env=prefix_env())
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        try:
+            code, _, left = process.stop(signal.SIGINT)
+            assert (code, left) == (0, []), process.stderr()
+            assert 'Traceback' not in process.stderr()
+        finally:
+            process.close()
+
+
+def open_page(driver, process, slider_count):
+    driver.get(process.url + camera_query())
+    wait_text(driver, 'Move the end effector', timeout=30)
+    deadline = time.monotonic() + 10
+    while len(sliders(driver)) != slider_count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert outside_requests(requested_urls(driver)) == []
+
+
+def panel_left(driver) -> int:
+    """The screenshot column where the control panel begins (what is right of it is
+    not the scene)."""
+    from selenium.webdriver.common.by import By
+    label = driver.find_element(By.XPATH, "//*[normalize-space(text())='Joints']")
+    return int(label.rect['x']) - 20
+
+
+def shown_positions(driver):
+    """The positions of the page's ``hrdf fk --positions`` command (exact: repr)."""
+    [command] = [b for b in code_blocks(driver) if b.startswith('hrdf fk ')]
+    return np.array([float(v) for v in
+                     re.search(r'--positions "([^"]*)"', command).group(1).split()])
+
+
+def wait_positions(driver, changed_from, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        q = shown_positions(driver)
+        if not np.array_equal(q, changed_from):
+            return q
+        time.sleep(0.02)
+    raise AssertionError(f'the positions did not change in {timeout} s:\n{page_text(driver)}')
+
+
+def angle_between(a, b):
+    return 2 * math.asin(min(np.linalg.norm(a - b) / (2 * math.sqrt(2)), 1.0))
+
+
+def test_the_handle_is_drawn_at_the_end_effector(browser, view):
+    process = view(ARM, *START)
+    open_page(browser, process, 6)
+    shown = settled_screenshot(browser)
+    checkbox(browser, 'handles').click()
+    hidden = settled_screenshot(browser)
+    checkbox(browser, 'handles').click()
+    differs = (np.abs(shown.astype(int) - hidden.astype(int)) > 40).any(axis=2)
+    differs[:, panel_left(browser):] = False           # the checkbox itself changed
+    assert differs.sum() > 200, differs.sum()
+    canvas = browser.find_element('tag name', 'canvas').rect
+    end_effector = Kinematics(load(ARM)).end_effector(Q0)
+    x, y = project(end_effector[None, :3, 3], canvas)[0]
+    rows, cols = np.nonzero(differs)
+    # the gizmo starts at the end effector (its axes leave from there: some of its
+    # pixels within 6 px of the point) and stays within its size (0.3 m at most) of it
+    distance = np.hypot(cols - x, rows - y)
+    assert distance.min() < 6, (distance.min(), x, y)
+    far = project(end_effector[None, :3, 3] + [0.35, 0, 0], canvas)[0]
+    radius = max(math.hypot(*(far - (x, y))), 60)
+    assert distance.max() < 1.5 * radius, (distance.max(), radius)
+
+
+def test_moving_the_handle_puts_the_end_effector_there(browser, view):
+    process = view(ARM, *START)
+    open_page(browser, process, 6)
+    kinematics = Kinematics(load(ARM))
+    client = ViserClient(process.url)
+    try:
+        for q in ([0.4, 0.8, 1.5, -0.3, 0.9, 0.2], [-0.6, 1.2, 1.9, 0.5, 1.3, -0.4]):
+            target = kinematics.end_effector(np.array(q))
+            before = shown_positions(browser)
+            client.drag(HANDLE, target)
+            reached = kinematics.end_effector(wait_positions(browser, before))
+            assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 1e-4
+            assert angle_between(reached[:3, :3], target[:3, :3]) <= 1e-4
+            wait_text(browser, r'end_effector`?: reached')
+        # the sliders moved with it: the page's joint readout is what the sliders say
+        assert 'J1' in page_text(browser)
+    finally:
+        client.close()
+
+
+def test_an_unreachable_handle_turns_red_and_the_arm_stays(browser, view):
+    process = view(ARM, *START)
+    open_page(browser, process, 6)
+    client = ViserClient(process.url)
+    canvas = browser.find_element('tag name', 'canvas').rect
+    try:
+        kinematics = Kinematics(load(ARM))
+        target = kinematics.end_effector(Q0)
+        target[:3, 3] = (-1.2, 0.1, 0.4)                 # out of reach, in the picture
+        before = shown_positions(browser)
+        client.drag(HANDLE, target)
+        wait_text(browser, r'out of reach: the nearest configuration found is [0-9.]+ m')
+        distance = float(re.search(r'found is ([0-9.]+) m', page_text(browser)).group(1))
+        assert 0.3 < distance < 0.6
+        time.sleep(0.5)
+        assert np.array_equal(shown_positions(browser), before)        # the arm stays
+        image = settled_screenshot(browser).astype(int)
+        x, y = project(target[None, :3, 3], canvas)[0].round().astype(int)
+        patch = image[y - 4:y + 5, x - 4:x + 5]
+        red = (patch[..., 0] > 150) & (patch[..., 1] < 90) & (patch[..., 2] < 90)
+        assert red.mean() > 0.5, patch.reshape(-1, 3)
+        # back in reach: white again, the arm there
+        reachable = kinematics.end_effector(np.array([0.3, 0.9, 1.4, 0.0, 0.7, 0.0]))
+        client.drag(HANDLE, reachable)
+        wait_text(browser, r'reached')
+        q = shown_positions(browser)
+        assert np.linalg.norm(kinematics.end_effector(q)[:3, 3] - reachable[:3, 3]) <= 1e-4
+    finally:
+        client.close()
+
+
+def test_the_objective_switch_position_only(browser, view):
+    from selenium.webdriver.common.by import By
+    process = view(ARM, *START)
+    open_page(browser, process, 6)
+    kinematics = Kinematics(load(ARM))
+    client = ViserClient(process.url)
+    try:
+        browser.find_element(By.XPATH, "//*[normalize-space(text())='objective']/ancestor::*"
+                                       "[.//input][1]//input").click()
+        browser.find_element(By.XPATH, "//*[normalize-space(text())='position only']").click()
+        target = kinematics.end_effector(np.array([0.4, 0.8, 1.5, -0.3, 0.9, 0.2]))
+        target[:3, :3] = np.diag([1.0, -1.0, -1.0])      # an orientation it need not take
+        before = shown_positions(browser)
+        client.drag(HANDLE, target)
+        reached = kinematics.end_effector(wait_positions(browser, before))
+        assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 1e-4
+        assert angle_between(reached[:3, :3], target[:3, :3]) > 0.01
+    finally:
+        client.close()
+
+
+def test_thirty_updates_a_second_on_a_7dof_kit_without_a_backlog(browser, view):
+    """A drag of 3 s at 30 updates per second along a smooth path (the CLI's numpy path):
+    the server answers the updates as they come (the answer to the last within 0.1 s of
+    it), and the page shows the last target as soon after the last update as it shows a
+    single update (no queue building up)."""
+    process = view(ARM_7, '--meshes', 'primitives')
+    open_page(browser, process, 7)
+    kinematics = Kinematics(load(ARM_7))
+    start = np.array([0.2, 0.7, 0.0, 1.4, 0.1, 0.6, 0.0])
+    path = start + 0.4 * np.sin(np.linspace(0, np.pi, 90))[:, None] * \
+        np.array([1.0, 0.5, 0.3, -0.5, 0.4, 0.6, 0.8])
+    targets = kinematics.end_effector(path)
+    client = ViserClient(process.url)
+
+    def shown_at(target, since):
+        """Seconds from ``since`` until the page shows the end effector at target."""
+        while True:
+            reached = kinematics.end_effector(shown_positions(browser))
+            if np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 1e-4 and \
+                    angle_between(reached[:3, :3], target[:3, :3]) <= 1e-4:
+                return time.monotonic() - since
+            assert time.monotonic() - since < 5.0, 'the target was not shown in 5 s'
+            time.sleep(0.02)
+
+    try:
+        single = kinematics.end_effector(start + 0.05)
+        sent = time.monotonic()
+        client.drag(HANDLE, single)
+        latency = shown_at(single, sent)
+        client.start(HANDLE)
+        t0 = time.monotonic()
+        for k, target in enumerate(targets):
+            client.move(HANDLE, target)
+            time.sleep(max(0.0, t0 + (k + 1) / 30.0 - time.monotonic()))
+        sent = time.monotonic()
+        client.end(HANDLE)
+        lag = shown_at(targets[-1], sent)
+        answers = [t for t, types in client.windows
+                   if t > t0 and 'GuiUpdateMessage' in types]
+        print(f'single update shown after {latency:.3f} s; the last of 90 at 30 Hz after '
+              f'{lag:.3f} s; {len(answers)} answer windows, the last '
+              f'{answers[-1] - sent:+.3f} s after the last update')
+        assert len(answers) >= 45                     # updates folded, not dropped
+        assert answers[-1] - sent < 0.1
+        assert lag < latency + 0.25
+    finally:
+        client.close()
