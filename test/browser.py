@@ -394,3 +394,26 @@ class ViewProcess:
     def close(self):
         self.kill()
         self._err.close()
+
+
+def view_processes(env_for):
+    """A fixture body: yields ``start(*args, env=None)``, which starts ``hrdf view`` with
+    those arguments (environment ``env``, else ``env_for()``); at the end every process
+    started is stopped with SIGINT and must exit 0 within 5 s, with no process left and
+    no traceback."""
+    started = []
+
+    def start(*args, env=None):
+        process = ViewProcess(list(args), env=env or env_for())
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        try:
+            code, seconds, left = process.stop(signal.SIGINT)
+            assert (code, left) == (0, []), process.stderr()
+            assert seconds < 5.0
+            assert 'Traceback' not in process.stderr()
+        finally:
+            process.close()

@@ -16,17 +16,16 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 
 import numpy as np
 import pytest
 
-from browser import (ViewProcess, camera_query, checkbox, checked_browser, chromium,
+from browser import (camera_query, checkbox, checked_browser, chromium,
                      click_button, code_blocks, outside_requests, page_text, project,
                      require_browser, requested_urls, settled_screenshot, slider,
-                     slider_labels, sliders, wait_text)
+                     slider_labels, sliders, view_processes, wait_text)
 from conftest import KITS_DIR, REPO
 from hebi_description import HEBI_DESCRIPTION, prefix_env, require_hebi_description
 from hrdf_ros import load, to_urdf
@@ -96,23 +95,8 @@ def test_requests_for_other_hosts_are_seen():
 @pytest.fixture
 def view(request):
     """Start ``hrdf view`` with the test's arguments; stop it with SIGINT at the end:
-    exit 0, within 5 s, no process left."""
-    started = []
-
-    def start(*args, env=None):
-        process = ViewProcess(list(args), env=env or prefix_env())
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        try:
-            code, seconds, left = process.stop(signal.SIGINT)
-            assert (code, left) == (0, []), process.stderr()
-            assert seconds < 5.0
-            assert 'Traceback' not in process.stderr()
-        finally:
-            process.close()
+    exit 0, within 5 s, no process left (:func:`browser.view_processes`)."""
+    yield from view_processes(prefix_env)
 
 
 def open_page(driver, process, slider_count: int):

@@ -9,15 +9,14 @@ positions the page shows (its ``hrdf fk`` command), never with the view's own st
 import math
 import os
 import re
-import signal
 import time
 
 import numpy as np
 import pytest
 
-from browser import (ViewProcess, camera_query, checkbox, checked_browser, code_blocks,
-                     outside_requests, page_text, project, require_browser, requested_urls,
-                     settled_screenshot, sliders, wait_text)
+from browser import (camera_query, checkbox, checked_browser, code_blocks, outside_requests,
+                     page_text, project, require_browser, requested_urls, settled_screenshot,
+                     sliders, view_processes, wait_text)
 from conftest import KITS_DIR
 from hebi_description import prefix_env
 from hrdf_ros import Kinematics, load
@@ -40,21 +39,7 @@ def browser():
 
 @pytest.fixture
 def view():
-    started = []
-
-    def start(*args):
-        process = ViewProcess(list(args), env=prefix_env())
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        try:
-            code, _, left = process.stop(signal.SIGINT)
-            assert (code, left) == (0, []), process.stderr()
-            assert 'Traceback' not in process.stderr()
-        finally:
-            process.close()
+    yield from view_processes(prefix_env)
 
 
 def open_page(driver, process, slider_count):

@@ -180,11 +180,9 @@ class _Robot:
 
     def solve(self, k: int, orientation: str) -> None:
         """Move the arm to handle k, or mark it out of reach."""
-        values = self._get_values()
-        q = hebi_positions(self.model, self.tree, values)
+        q = hebi_positions(self.model, self.tree, self._get_values())
         result = self.kinematics.solve_ik(self.target(k), q, index=k, orientation=orientation,
                                           timeout=TIMEOUT)
-        name = self.tree.end_effector_links[k]
         if not result.success:
             self.spheres[k].color = OUT_OF_REACH
             angle = '' if orientation == 'none' else f' and {result.orientation_error:.3f} rad'
