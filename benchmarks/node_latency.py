@@ -41,7 +41,7 @@ from tf2_msgs.msg import TFMessage
 
 from hrdf_ros import load
 from hrdf_ros.export.frame_tree import build_frame_tree
-from hrdf_ros.ros.node import TF_QOS
+from hrdf_ros.ros.qos import TF
 from hrdf_ros.ros.probe import start_node_process, stop_node_process
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -83,7 +83,7 @@ class Client(Node):
         self.publishers_ = {t: self.create_publisher(JointState, f'/bench_{t}/joint_states', 100)
                             for t in TARGETS}
         self.received = {}
-        self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS, raw=True)
+        self.create_subscription(TFMessage, '/tf', self._on_tf, TF.qos, raw=True)
 
     def _on_tf(self, data: bytes):
         now = time.time_ns()

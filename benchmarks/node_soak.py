@@ -35,7 +35,7 @@ from tf2_msgs.msg import TFMessage
 
 from hrdf_ros import load
 from hrdf_ros.export.frame_tree import build_frame_tree
-from hrdf_ros.ros.node import TF_QOS
+from hrdf_ros.ros.qos import TF
 from hrdf_ros.ros.probe import STATIC_LISTENER_QOS, start_node_process, stop_node_process
 from hrdf_ros_interfaces.srv import GetForwardKinematics, GetJacobian
 
@@ -61,7 +61,7 @@ class Soak(Node):
         self.publisher = self.create_publisher(JointState, 'joint_states', 100)
         self.transforms = 0
         self.non_finite = 0
-        self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS)
+        self.create_subscription(TFMessage, '/tf', self._on_tf, TF.qos)
         self.create_subscription(TFMessage, '/tf_static', self._on_tf, STATIC_LISTENER_QOS)
         self.jacobian = self.create_client(GetJacobian, '/hrdf_ros_node/get_jacobian')
         self.fk = self.create_client(GetForwardKinematics,

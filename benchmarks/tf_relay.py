@@ -5,8 +5,8 @@ In: an HRDF file (only to know the transforms hrdf_ros_node would publish) and
 the same parent/child frame ids as hrdf_ros_node's moving transforms, constant poses,
 stamped with the joint_states stamp.
 
-Same QoS as the node (:data:`hrdf_ros.ros.node.JOINT_STATES_QOS`,
-:data:`~hrdf_ros.ros.node.TF_QOS`), same executor (``EventsExecutor`` spun in 0.1 s
+Same QoS as the node (:data:`hrdf_ros.ros.qos.JOINT_STATES`,
+:data:`~hrdf_ros.ros.qos.TF`), same executor (``EventsExecutor`` spun in 0.1 s
 slices, signals handled as in :func:`hrdf_ros.ros.node.main`), the TFMessage built once
 with one shared stamp object. Per message it only copies the stamp (two integers) and
 publishes: what is left is the cost of rclpy receiving and sending, the physical limit
@@ -31,7 +31,7 @@ from std_msgs.msg import Header
 from tf2_msgs.msg import TFMessage
 
 from hrdf_ros.ros.loaded_robot import RobotOptions, load_robot
-from hrdf_ros.ros.node import JOINT_STATES_QOS, TF_QOS
+from hrdf_ros.ros.qos import JOINT_STATES, TF
 
 
 class Relay(Node):
@@ -45,9 +45,9 @@ class Relay(Node):
                              child_frame_id=child) for parent, child in pairs])
         for t in self.message.transforms:
             t.transform.rotation.w = 1.0
-        self.publisher = self.create_publisher(TFMessage, '/tf', TF_QOS)
+        self.publisher = self.create_publisher(TFMessage, '/tf', TF.qos)
         self.create_subscription(JointState, 'joint_states', self._on_joint_states,
-                                 JOINT_STATES_QOS)
+                                 JOINT_STATES.qos)
 
     def _on_joint_states(self, msg: JointState):
         stamp = msg.header.stamp

@@ -18,7 +18,7 @@ from hrdf_ros.kinematics.rotations import quaternion_to_rotation
 from cli_helpers import (ECHO_DESCRIPTION, HRDF_URDF, KIT, LAUNCH, LAUNCH_BAD, LAUNCH_LEFT,
                          OTHER_KIT, PACKAGE, PARAM_GET, PARAM_SET, PARAM_SET_BAD, Q, RUN,
                          SERVICES, SHOW_ARGS, VENV, Background, echoed, left, pose_from_tf,
-                         require_ros2_cli, run, run_all, service_call,
+                         require_ros2_cli, run, run_all, service_call, service_responses,
                          service_response, wait_for_node, launched)
 
 require_ros2_cli()
@@ -30,12 +30,9 @@ def launch(ros2_daemon, workdir):
         yield running
 
 
-def responses(*calls):
+def responses(launch, *calls):
     """Run independent service calls (concurrently); their responses, in order."""
-    results = run_all([service_call(*c) for c in calls])
-    for result in results:
-        assert result.code == 0, result
-    return [service_response(r.output) for r in results]
+    return service_responses([service_call(*c) for c in calls], launch.output)
 
 
 def test_robot_description_is_named_after_the_file(launch, workdir):
@@ -67,7 +64,7 @@ def test_end_effector_pose_from_tf_matches_hebi(launch, workdir, hebi_import):
 
 def test_services_good_and_bad_requests(launch, workdir, hebi_import):
     hebi = hebi_import[0](os.path.join(workdir, KIT))
-    status, fk, fk_bad, jacobian, jacobian_bad, valid, invalid = responses(*SERVICES[:7])
+    status, fk, fk_bad, jacobian, jacobian_bad, valid, invalid = responses(launch, *SERVICES[:7])
     assert (status['valid'], status['robot_name'], status['dof'], status['hrdf_file']) == \
         (True, 'A-2085-06', 6, KIT)
     assert status['joint_names'] == ['J1', 'J2', 'J3', 'J4', 'J5', 'J6']
@@ -92,9 +89,9 @@ def test_services_good_and_bad_requests(launch, workdir, hebi_import):
     assert (error['file'], error['line'], error['element'], error['attribute']) == \
         ('bad.hrdf', 2, 'actuator', 'type')
 
-    [refused] = responses(SERVICES[7])
+    [refused] = responses(launch, SERVICES[7])
     assert not refused['success'] and refused['errors'][0]['line'] == 2
-    [loaded] = responses(SERVICES[8])
+    [loaded] = responses(launch, SERVICES[8])
     assert loaded['success'] and loaded['message'].startswith(
         f'loaded robot "A-2085-06" from {KIT}: 6 DoF'), loaded
 

@@ -24,8 +24,8 @@ from hrdf_ros.kinematics.rotations import quaternion_to_rotation, rotation_to_qu
 
 from conftest import KITS_DIR
 
-from cli_helpers import (IK_REQUESTS, KIT, launched, require_ros2_cli, run_all, service_call,
-                         service_response)
+from cli_helpers import (IK_REQUESTS, KIT, launched, require_ros2_cli, service_call,
+                         service_responses)
 
 require_ros2_cli()
 LAUNCH = f'ros2 launch hrdf_ros hrdf.launch.py hrdf_file:={KIT} publish_frequency:=0.0'
@@ -41,11 +41,8 @@ def node(request, ros2_daemon, workdir):
         yield request.param, running
 
 
-def responses(*calls):
-    results = run_all(calls, timeout=60)
-    for result in results:
-        assert result.code == 0, result
-    return [service_response(r.output) for r in results]
+def responses(running, *calls):
+    return service_responses(calls, running.output)
 
 
 def end_effector(hebi, solution):
@@ -58,7 +55,7 @@ def test_solve_ik_answers_with_moveits_codes(node, workdir, hebi_import):
     names = ['reachable', 'unreachable', 'bad_link', 'unknown_frame', 'nan', 'bad_seed',
              'in_link', 'status_after_nan']
     calls = [service_call('solve_ik', IK_REQUESTS[n]) for n in names[:-1]]
-    answers = dict(zip(names, responses(*calls, service_call('get_model_status'))))
+    answers = dict(zip(names, responses(node[1], *calls, service_call('get_model_status'))))
     reached = answers['reachable']
     assert (reached['success'], reached['error_code']) == (True, 1), reached
     assert reached['solution']['name'] == ['J1', 'J2', 'J3', 'J4', 'J5', 'J6']
@@ -94,6 +91,7 @@ def test_solve_ik_answers_with_moveits_codes(node, workdir, hebi_import):
 def test_gravity_efforts_service_equals_hebi(node, workdir, hebi_import):
     hebi = hebi_import[0](os.path.join(workdir, KIT))
     [default, tilted] = responses(
+        node[1],
         service_call('get_gravity_efforts', IK_REQUESTS['gravity']),
         service_call('get_gravity_efforts', IK_REQUESTS['gravity_tilted']))
     q = np.array([0.0, 1.0, 1.5, 0.0, 0.5, 0.0])
