@@ -158,7 +158,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         ros2_control: the default hardware of the ros2_control xacro (``mock``).
         package_name: default :func:`package_name_for` of the robot name.
         author_name, author_email: package maintainer.
-        timestamp: ``.setup_assistant`` generation time, s since the epoch (default now).
+        timestamp: ``.setup_assistant`` generation time, s since the epoch (default:
+            ``SOURCE_DATE_EPOCH`` when set, as reproducible builds do, else now).
         mesh_dir, meshes: where HEBI's meshes come from, as
             :func:`~hrdf_ros.export.urdf.to_urdf` (the collision geometry, and so the
             collision matrix, does not depend on them).
@@ -238,7 +239,7 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         'CMakeLists.txt': env.get_template('CMakeLists.txt.jinja').render(context),
         '.setup_assistant': cf.setup_assistant_yaml(
             package, robot_name, author_name, author_email,
-            int(time.time()) if timestamp is None else timestamp),
+            _generation_time() if timestamp is None else timestamp),
         f'config/{robot_name}.urdf': urdf_text,
         f'config/{robot_name}.macro.xacro': to_xacro(
             model, robot_name, standalone=False, tree=tree, position_limits=overrides,
@@ -268,6 +269,12 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         'launch/bringup.launch.py.jinja').render(context)
     return MoveItPackage(package, robot_name, files, groups, meaning.disabled, notes,
                          grippers)
+
+
+def _generation_time() -> int:
+    """``SOURCE_DATE_EPOCH`` (reproducible-builds.org) when set to an integer, else now."""
+    value = os.environ.get('SOURCE_DATE_EPOCH', '').strip()
+    return int(value) if value.isdigit() else int(time.time())
 
 
 def write_moveit_package(package: MoveItPackage, out_dir: str) -> List[str]:
