@@ -20,14 +20,18 @@ setup(
     ],
     # MoveIt config package templates (hrdf_ros/export/moveit/templates) ship as data.
     package_data={'hrdf_ros.export.moveit': ['templates/*.jinja', 'templates/*/*.jinja']},
+    # python-fcl is core: the self-collision matrix decides what `hrdf moveit` (SRDF) and
+    # `hrdf mjcf` (contact exclusions, the home keyframe) write by default, and the same
+    # command must write the same files on every install (a fallback would quietly write
+    # another model); wheels for Linux, macOS and Windows. Imported only when sampling.
     install_requires=['setuptools', 'numpy', 'defusedxml', 'PyYAML', 'Jinja2', 'platformdirs',
-                      'tqdm'],
-    # hrdf moveit's self-collision matrix (without it: --collision-samples 0); hrdf view
-    # and the ROS web view (hrdf_ros.view: viser's 3D page, yourdfpy, trimesh); meshes:
-    # what scripts/fit_collision_shapes.py and the mesh tests use (never imported by the
-    # package itself); fast: the compiled kinematics kernels (hrdf_ros.kinematics.compiled,
-    # imported only when that path is chosen).
-    extras_require={'moveit': ['python-fcl'],
+                      'tqdm', 'python-fcl'],
+    # hrdf view and the ROS web view (hrdf_ros.view: viser's 3D page, yourdfpy, trimesh);
+    # meshes: what scripts/fit_collision_shapes.py and the mesh tests use (never imported by
+    # the package itself); fast: the compiled kinematics kernels
+    # (hrdf_ros.kinematics.compiled, imported only when that path is chosen); moveit: kept
+    # for old install lines (python-fcl is core now).
+    extras_require={'moveit': [],
                     'fast': ['numba>=0.59'],
                     'view': ['viser>=1.1.1', 'yourdfpy>=0.0.56', 'trimesh>=4'],
                     'meshes': ['trimesh[easy]']},

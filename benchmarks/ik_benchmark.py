@@ -43,7 +43,7 @@ for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
 import numpy as np  # noqa: E402
 
 from hrdf_ros import HrdfError, Kinematics, load, to_urdf  # noqa: E402
-from hrdf_ros.export.frame_tree import build_frame_tree  # noqa: E402
+from hrdf_ros.description.frame_tree import build_frame_tree  # noqa: E402
 from hrdf_ros.kinematics.ik import default_orientation  # noqa: E402
 from hrdf_ros.kinematics.rotations import rotation_to_quaternion  # noqa: E402
 

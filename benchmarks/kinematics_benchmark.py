@@ -41,7 +41,7 @@ for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):  # t
 import numpy as np  # noqa: E402
 
 from hrdf_ros import Kinematics, load, to_urdf  # noqa: E402
-from hrdf_ros.export.frame_tree import build_frame_tree  # noqa: E402
+from hrdf_ros.description.frame_tree import build_frame_tree  # noqa: E402
 
 from peers import Pinocchio, PyTorchKinematics  # noqa: E402
 

@@ -34,7 +34,7 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from hrdf_ros import load
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.ros.qos import TF
 from hrdf_ros.ros.probe import STATIC_LISTENER_QOS, start_node_process, stop_node_process
 from hrdf_ros_interfaces.srv import GetForwardKinematics, GetJacobian

@@ -1,4 +1,4 @@
-"""The user cache folder of hrdf_ros: downloaded meshes (:mod:`hrdf_ros.export.mesh_sources`)
+"""The user cache folder of hrdf_ros: downloaded meshes (:mod:`hrdf_ros.parts.mesh_sources`)
 and compiled kinematics kernels (:mod:`hrdf_ros.kinematics.compiled`).
 
 In: the environment. Out: a folder path (not created here). ``HRDF_ROS_CACHE_DIR`` when

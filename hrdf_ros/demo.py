@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from .export.frame_tree import build_frame_tree
+from .description.frame_tree import build_frame_tree
 from .kinematics import Kinematics
 from .hrdf.reader import load
 

@@ -28,8 +28,12 @@ LAYERS = [
      'diagnostics, leniency'),
     ('kinematics', 'kinematics/', 'frames, Jacobians, masses, gravity\ntorques: one '
      'configuration or batches'),
-    ('export', 'export/', 'URDF, xacro, SDFormat, ros2_control,\nMoveIt package, meshes, '
-     'physical fill'),
+    ('parts', 'parts/', "HEBI's part catalogue as drawn: meshes,\ncolours, fitted "
+     'collision shapes, mesh files'),
+    ('description', 'description/', 'the robot every output sees: names,\nlimits, '
+     'inertials, shapes, semantics'),
+    ('export', 'export/', 'the writers: URDF, xacro, SDFormat, MJCF,\nros2_control, '
+     'MoveIt package'),
     ('view', 'view/', 'the robot in the browser: sliders,\nframes, live reload'),
     ('ros', 'ros/', 'hrdf_ros_node (robot_description, TF,\nservices), hrdf_ros_web_view'),
     ('top', 'cli/ demo.py ...', 'the hrdf command line, the demo,\nthe console programs'),
@@ -66,7 +70,11 @@ def outside_imports() -> dict:
                         continue
                     found[layer].add('ROS messages' if top in ROS_MESSAGES else top)
     return {layer: sorted(names, key=str.lower) for layer, names in found.items()}
-COLOURS = ['#f1efe9', '#fde4e1', '#fbd3cd', '#f6bdb4', '#e9e4f3', '#dbe8f4', '#e3efdf']
+
+
+#: One fill per layer, lowest first.
+COLOURS = ['#f1efe9', '#fde4e1', '#fbd3cd', '#f6e3c8', '#efe9d2', '#e9e4f3', '#dbe8f4',
+           '#e3efdf', '#e8eef0']
 
 
 def draw():
@@ -75,7 +83,8 @@ def draw():
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
     imports = outside_imports()
-    fig, ax = plt.subplots(figsize=(9.0, 6.2), dpi=110)
+    assert len(COLOURS) >= len(LAYERS)
+    fig, ax = plt.subplots(figsize=(9.0, 0.72 * len(LAYERS) + 1.2), dpi=110)
     height, gap = 0.105, 0.025
     for level, ((name, folder, what), colour) in enumerate(zip(LAYERS, COLOURS)):
         outside = imports[name]

@@ -4,7 +4,7 @@ Usage (from the repository root, with the project's .venv, which has trimesh and
 
     python scripts/fit_collision_shapes.py [--meshes ../shared/hebi_description/meshes]
 
-For every mesh file a HEBI part uses (:func:`hrdf_ros.export.hebi_parts.mesh_files`), a
+For every mesh file a HEBI part uses (:func:`hrdf_ros.parts.hebi_parts.mesh_files`), a
 few boxes and cylinders that together contain the mesh: the union covers every vertex
 and, since the mesh is first subdivided to edges of at most :data:`MAX_EDGE` (2 mm), every
 point of the surface to within 1 mm. Their summed volume (an upper bound of the union's)
@@ -43,7 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from hrdf_ros.export.hebi_parts import MESH_SCALE, mesh_files  # noqa: E402
+from hrdf_ros.parts.hebi_parts import MESH_SCALE, mesh_files  # noqa: E402
 from hrdf_ros.kinematics.rotations import rotation_to_rpy, rpy_to_rotation  # noqa: E402
 
 OUTPUT = os.path.join(ROOT, 'hrdf_ros', 'export', 'part_collision.py')
@@ -231,7 +231,7 @@ def write(path: str, table: dict) -> None:
         '``{mesh file: ((kind, size, xyz, rpy), ...)}``: ``box`` size (x, y, z) or',
         '``cylinder`` (radius, length; axis along z of its pose), m; pose (xyz m, URDF rpy',
         'rad) in the mesh\'s frame after its 0.001 scale, the frame a',
-        ':class:`~hrdf_ros.export.hebi_parts.Piece` places. Together the shapes of a mesh',
+        ':class:`~hrdf_ros.parts.hebi_parts.Piece` places. Together the shapes of a mesh',
         'contain its every vertex; their volume is at most 1.5x its convex hull\'s',
         '(test/test_part_collision.py checks both on the real meshes). Derived numbers',
         'only: no mesh data.',

@@ -35,7 +35,7 @@ def hrdf_files():
     sys.path.insert(0, os.path.join(ROOT, 'test'))
     from hebi_oracle import run_all  # noqa: PLC0415 - the test's own hebi-py runner
     paths = sorted(glob.glob(os.path.join(SHARED, 'kits', '*.hrdf'))
-                   + glob.glob(os.path.join(SHARED, 'real', '*.hrdf')))
+                   + glob.glob(os.path.join(SHARED, 'real', '**', '*.hrdf'), recursive=True))
     paths.append(os.path.join(ROOT, 'config', 'x_series_arm_6dof.hrdf'))
     with tempfile.TemporaryDirectory() as scratch:
         results = run_all([(path, 0, os.path.join(scratch, f'{n}.npz'))
@@ -89,7 +89,12 @@ def main() -> int:
     parser.add_argument('output', nargs='?', help='JSON file to write')
     parser.add_argument('--work', default='/tmp/hrdf_output_digests')
     parser.add_argument('--compare', nargs=2, metavar=('BEFORE', 'AFTER'))
+    parser.add_argument('--package-root', help='import hrdf_ros from this checkout (e.g. a '
+                        'git worktree of the commit before), not the installed one')
     args = parser.parse_args()
+    if args.package_root:   # an editable install's finder would win over sys.path
+        sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]
+        sys.path.insert(0, os.path.abspath(args.package_root))
     if args.compare:
         return compare(*args.compare)
     table = digests(args.work)

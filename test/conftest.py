@@ -19,7 +19,7 @@ HEXAPOD = os.path.join(HEXAPOD_DIR, 'hexapod.hrdf')
 #: The 18-DoF hexapod of the benchmarks (one file).
 HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
 
-# hrdf_ros's mesh sources (hrdf_ros.export.mesh_sources): a user cache of this test
+# hrdf_ros's mesh sources (hrdf_ros.parts.mesh_sources): a user cache of this test
 # session only, and no mesh folder from the developer's environment, so that tests
 # neither read nor fill the user's own cache and the rule starts from nothing.
 os.environ['HRDF_ROS_CACHE_DIR'] = tempfile.mkdtemp(prefix='hrdf_ros_test_cache_')

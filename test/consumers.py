@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import HrdfError, load, loads
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics import gripper as mechanism
 
 from conftest import BUNDLED_ARM, hebi_frames, HEXAPOD, HEXAPOD_18, kit_id, KITS, REPO
@@ -49,7 +49,7 @@ TOL = 1e-9
 @dataclass(frozen=True)
 class Case:
     """One robot: an HRDF file, or HRDF text (``path`` None); with ``config``, named and
-    limited by that HEBI arm config (:mod:`hrdf_ros.export.hebi_arm`)."""
+    limited by that HEBI arm config (:mod:`hrdf_ros.description.hebi_arm`)."""
 
     id: str
     path: Optional[str] = None
@@ -185,7 +185,7 @@ def reference(case: Case, seed: int = 7) -> Reference:
     model = case.model()
     tree, limits = build_frame_tree(model), {}
     if case.config:
-        from hrdf_ros.export.hebi_arm import hebi_arm
+        from hrdf_ros.description.hebi_arm import hebi_arm
         from hrdf_ros.hrdf.arm_config import read_arm_config
         arm = hebi_arm(model, read_arm_config(case.config))
         tree, limits = arm.frame_tree(model), arm.limits_under()[0]
@@ -270,9 +270,9 @@ def mesh_folder(model, folder, web=True):
     absent) and, with ``web``, a stand-in copy of each web mesh at ``<host>/<path>``,
     where ``hrdf urdf --mesh-dir`` downloads them (the downloads themselves:
     test_mesh_fetch.py). Returns the folder."""
-    from hrdf_ros.export.hebi_mesh_files import FILES
-    from hrdf_ros.export.mesh_fetch import web_meshes
-    from hrdf_ros.export.mesh_sources import local_name
+    from hrdf_ros.parts.hebi_mesh_files import FILES
+    from hrdf_ros.parts.mesh_fetch import web_meshes
+    from hrdf_ros.parts.mesh_sources import local_name
     folder = str(folder)
     os.makedirs(folder, exist_ok=True)
     if os.path.isdir(HEBI_MESHES):
@@ -290,7 +290,7 @@ def visual_meshes(model):
     """How many ``<visual>`` meshes the URDF of ``model`` has with :func:`mesh_folder`:
     one per HEBI mesh piece (when the shared copy is there) and per HRDF mesh (a web URL
     or a copy, or a local file that exists)."""
-    from hrdf_ros.export.hebi_parts import part_pieces
+    from hrdf_ros.parts.hebi_parts import part_pieces
     hebi = os.path.isdir(HEBI_MESHES) and sum(
         p.mesh is not None for e in model.elements for p in part_pieces(e))
     own = sum(1 for e in model.elements if e.mesh_file and (

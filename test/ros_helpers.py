@@ -16,7 +16,7 @@ def run_node(hrdf_file, namespace='', **parameters):
 def robot_from_text(tmp_path, text, file_name='robot.hrdf'):
     """Write HRDF text to a file; (path, model, URDF joint names, gear ratio per joint)."""
     from hrdf_ros import load
-    from hrdf_ros.export.frame_tree import build_frame_tree
+    from hrdf_ros.description.frame_tree import build_frame_tree
     path = tmp_path / file_name
     path.write_text(text)
     model = load(str(path))

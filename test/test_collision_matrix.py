@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from hrdf_ros import load, to_urdf
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.export.moveit import moveit_package
-from hrdf_ros.export.moveit.collision_matrix import CollisionChecker, adjacent_pairs, \
+from hrdf_ros.description.collision_matrix import CollisionChecker, adjacent_pairs, \
     collision_matrix
-from hrdf_ros.export.moveit.collision_shapes import collision_shapes
-from hrdf_ros.export.moveit.link_poses import LinkPoser
-from hrdf_ros.export.urdf_structure import parse_urdf
+from hrdf_ros.description.collision_shapes import collision_shapes
+from hrdf_ros.description.link_poses import LinkPoser
+from hrdf_ros.export.urdf_structure import parse_urdf, urdf_collisions
 
 from conftest import BUNDLED_ARM
 from moveit_robots import NAMES, ROBOTS, generated
@@ -57,7 +57,7 @@ def test_matrix_agrees_with_a_direct_check(path):
     text = package.files[f'config/{package.robot_name}.urdf']
     urdf = parse_urdf(text)
     poser = LinkPoser(model, build_frame_tree(model), urdf)
-    shapes = collision_shapes(text)
+    shapes = collision_shapes(urdf_collisions(text))
     disabled = package.disabled
     opaque = set(shapes.opaque)
     links = sorted(shapes.links)
@@ -101,7 +101,7 @@ def test_matrix_holds_with_the_gripper_open_and_closed(path):
     model, package = generated(path)
     text = package.files[f'config/{package.robot_name}.urdf']
     poser = LinkPoser(model, build_frame_tree(model), parse_urdf(text))
-    shapes = collision_shapes(text)
+    shapes = collision_shapes(urdf_collisions(text))
     assert poser.gripper_columns
     drawn = poser.random_values(np.random.default_rng(0), 300)
     for column in poser.gripper_columns:
@@ -173,14 +173,14 @@ def test_default_on_a_hand_made_urdf():
             link.append(ET.fromstring(shapes['big']))
     text = ET.tostring(root, encoding='unicode')
     urdf = parse_urdf(text)
-    matrix = collision_matrix(urdf, collision_shapes(text), LinkPoser(model, tree, urdf),
-                              samples=300, seed=0)
+    shapes = collision_shapes(urdf_collisions(text))
+    matrix = collision_matrix(urdf, shapes, LinkPoser(model, tree, urdf), samples=300, seed=0)
     assert set(matrix.values()) <= {'Adjacent', 'Default', 'Always', 'Never'}
     assert 'Default' in matrix.values()
     default = {p for p, r in matrix.items() if r == 'Default'}
     assert default and all(tree.links[-1] in p for p in default)
     with pytest.raises(ValueError, match='samples'):
-        collision_matrix(urdf, collision_shapes(text), LinkPoser(model, tree, urdf), -1)
+        collision_matrix(urdf, shapes, LinkPoser(model, tree, urdf), -1)
 
 
 def _binary_stl(triangles):
@@ -215,7 +215,8 @@ def test_meshes_from_stl_and_obj_files_and_opaque_urls(tmp_path):
         ('a', f'file://{tmp_path}/cube.stl'), ('b', str(tmp_path / 'ascii.stl')),
         ('c', f'{tmp_path}/cube.obj'), ('d', 'package://hebi_description/meshes/X5.stl'),
         ('e', 'https://example.com/m.obj'), ('f', f'{tmp_path}/missing.stl'))]
-    shapes = collision_shapes(_robot(links, []).replace('</robot>', '') + '</robot>')
+    shapes = collision_shapes(urdf_collisions(
+        _robot(links, []).replace('</robot>', '') + '</robot>'))
     assert [s.kind for s in shapes.shapes] == ['mesh'] * 3
     for shape in shapes.shapes:
         assert np.allclose(shape.obb_pose[:3, 3], 0.1) and np.allclose(shape.half_extents,

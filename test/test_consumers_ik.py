@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load, to_urdf
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics.rotations import rotation_to_quaternion
 
 from conftest import BUNDLED_ARM, KITS, kit_id

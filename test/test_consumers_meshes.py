@@ -11,7 +11,7 @@ import os
 import pytest
 
 from hrdf_ros import load, to_urdf
-from hrdf_ros.export.hebi_parts import part_pieces
+from hrdf_ros.parts.hebi_parts import part_pieces
 
 from consumers import HEBI_MESHES, count_visual_meshes, mesh_folder
 from conftest import KITS_DIR

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import to_urdf
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.export.sdf import to_sdf
 from hrdf_ros.kinematics import gripper as mechanism
 

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros.cli import main
-from hrdf_ros.export.inertials import FILL_MASS, link_inertials
+from hrdf_ros.description.inertials import FILL_MASS, link_inertials
 from hrdf_ros.export.mjcf import mjcf_files
 
 from conftest import KITS

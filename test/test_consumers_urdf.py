@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics
-from hrdf_ros.export.inertials import FILL_MASS
+from hrdf_ros.description.inertials import FILL_MASS
 
 from consumers import (CASES, REAL_FILES, REAL_NOT_LOADED, assert_pose, parametrize_cases,
                        quaternion_xyzw_matrix, reference, require_tool, transform,
@@ -46,16 +46,16 @@ def urdf_masses(path):
 
 def expected_effort(ref, name):
     """Effort limit the URDF states for a degree of freedom (inf without <limit>)."""
-    from hrdf_ros.export.gripper import GRIPPER_EFFORT
-    from hrdf_ros.export.joints import joint_spec
+    from hrdf_ros.description.gripper import GRIPPER_EFFORT
+    from hrdf_ros.description.joints import joint_spec
     if name in ref.tree.gripper_joint_names:
         return GRIPPER_EFFORT
     if name in (ref.limits or {}):
         return ref.limits[name].effort
     element = ref.model.elements[ref.model.dof_elements[ref.tree.dof_names.index(name)]]
     spec = joint_spec(element)
-    return math.inf if spec.limit_attributes() is None else float(
-        spec.limit_attributes()['effort'])
+    limit = spec.limit_values()
+    return math.inf if limit is None else limit['effort']
 
 
 def check_total_mass(total, ref):
@@ -470,10 +470,10 @@ def test_check_urdf(case, tmp_path):
 
 def test_fill_is_small_on_every_robot():
     """The physical fill stays far inside 0.1 % of HEBI's mass on every case."""
-    from hrdf_ros.export.inertials import added_mass, link_inertials
+    from hrdf_ros.description.inertials import added_mass, link_inertials
     for case in CASES:
         ref_model = case.model()
-        from hrdf_ros.export.frame_tree import build_frame_tree
+        from hrdf_ros.description.frame_tree import build_frame_tree
         added = added_mass(link_inertials(ref_model, build_frame_tree(ref_model)))
         assert added <= len(ref_model.elements) * 2 * FILL_MASS
         if ref_model.total_mass > 0:

@@ -14,10 +14,10 @@ from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import load, loads, to_urdf
 from hrdf_ros.cli import main
-from hrdf_ros.export.inertials import FILL_MASS, FILL_MOMENT
-from hrdf_ros.export.limits import DEFAULT_JOINT_EFFORT, JointLimit, read_limits
-from hrdf_ros.export.mesh_fetch import MeshDownloadError
-from hrdf_ros.export.mesh_sources import MeshSourceError, local_name
+from hrdf_ros.description.inertials import FILL_MASS, FILL_MOMENT
+from hrdf_ros.description.limits import DEFAULT_JOINT_EFFORT, JointLimit, read_limits
+from hrdf_ros.parts.mesh_fetch import MeshDownloadError
+from hrdf_ros.parts.mesh_sources import MeshSourceError, local_name
 from hrdf_ros.export.sdf import to_sdf
 from hrdf_ros.hrdf.inertia import tensor_problem
 
@@ -163,7 +163,7 @@ def test_cli_mesh_dir_downloads_once_and_references_local_copies(capsys, server,
     assert to_urdf(web_robot(url), mesh_dir=str(mesh_dir)).count('file://' + str(copy)) == 2
     assert to_urdf(web_robot(url)).count(url) == 1
     assert server.requests == ['/meshes/shell.stl']
-    from hrdf_ros.export import mesh_fetch
+    from hrdf_ros.parts import mesh_fetch
     with pytest.raises(MeshDownloadError, match='limit'):
         mesh_fetch.download(url, str(tmp_path / 'x.stl'), max_bytes=4)
     assert not (tmp_path / 'x.stl').exists() and not list(tmp_path.glob('*.part'))
@@ -202,8 +202,8 @@ def test_local_name_is_confined_to_the_mesh_dir():
 
 
 def test_every_kit_fill_keeps_total_mass_within_0_1_percent():
-    from hrdf_ros.export.frame_tree import build_frame_tree
-    from hrdf_ros.export.inertials import added_mass, link_inertials
+    from hrdf_ros.description.frame_tree import build_frame_tree
+    from hrdf_ros.description.inertials import added_mass, link_inertials
     for path in KITS + [BUNDLED_ARM]:
         model = load(path)
         added = added_mass(link_inertials(model, build_frame_tree(model)))

@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 
 from hrdf_ros import load, loads, to_urdf, to_xacro
-from hrdf_ros.export.frame_tree import build_frame_tree
-from hrdf_ros.export.gripper import GRIPPER_EFFORT, GRIPPER_VELOCITY
+from hrdf_ros.description.frame_tree import build_frame_tree
+from hrdf_ros.description.gripper import GRIPPER_EFFORT, GRIPPER_VELOCITY
 from hrdf_ros.kinematics import gripper as mechanism
 
 from conftest import KITS_DIR, hebi_frames
@@ -141,7 +141,7 @@ def test_total_mass_equals_hebi_py(kit, hebi_import):
 def test_rigid_gripper_is_unchanged_at_position_zero():
     """Together, the gripper's links at position 0 have the end effector's mass, COM and
     inertia tensor: hebi-py's rigid gripper (and the --no-gripper-joints URDF)."""
-    from hrdf_ros.export.inertials import link_inertials, tensor_matrix
+    from hrdf_ros.description.inertials import link_inertials, tensor_matrix
     model = kit_model(G_KITS[0])
     tree = build_frame_tree(model)
     gripper = tree.grippers[0]

@@ -16,8 +16,8 @@ from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import HrdfError, load
 from hrdf_ros.cli import main
-from hrdf_ros.export.gripper import HEBI_GRIPPER_JOINT
-from hrdf_ros.export.hebi_arm import hebi_arm
+from hrdf_ros.description.gripper import HEBI_GRIPPER_JOINT
+from hrdf_ros.description.hebi_arm import hebi_arm
 from hrdf_ros.hrdf.arm_config import read_arm_config
 from hrdf_ros.hrdf.catalogue import ACTUATORS
 
@@ -174,7 +174,7 @@ def test_x8_9_and_x8_16_are_held_to_the_gains_velocity():
 
 
 def load_limit(**values):
-    from hrdf_ros.export.limits import JointLimit
+    from hrdf_ros.description.limits import JointLimit
     return JointLimit(**values)
 
 

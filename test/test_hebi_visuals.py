@@ -22,7 +22,7 @@ import pytest
 from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import load, to_urdf
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics.gripper import GRIPPER_LOWER, GRIPPER_UPPER
 from hrdf_ros.kinematics.rotations import rotation_to_rpy, rpy_to_rotation
 
@@ -164,7 +164,7 @@ def test_gripper_bodies_are_hebis_links_at_position_0():
     """The gripper's bodies (hebi_parts.GRIPPER_BODIES, for models whose fingers move)
     are HEBI's gripper links at position 0, relative to the gripper's own link, and each
     body's pieces are that link's visuals (file or primitive, origin, colour)."""
-    from hrdf_ros.export.hebi_parts import COLOURS, gripper_body_poses, gripper_pieces
+    from hrdf_ros.parts.hebi_parts import COLOURS, gripper_body_poses, gripper_pieces
     hebi = parse(kit_urdf('A-2085-06G'))
     poses = vs.link_poses(hebi, {})
     base = np.linalg.inv(poses['end_effector_1'])

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load, loads
-from hrdf_ros.export.limits import JointLimit
+from hrdf_ros.description.limits import JointLimit
 
 from conftest import BUNDLED_ARM, HEXAPOD_18, KITS, kit_id
 from test_frame_paths import GEARED

@@ -1,8 +1,9 @@
 """The package layout is the pipeline, and imports follow it.
 
 Layers, lowest first: ``model`` (plain data, and ``cache_dir``; they import nothing of
-the package), ``hrdf`` (reads HRDF into a model), ``kinematics``, ``export``, ``ros``,
-then the top modules (``cli``, ``demo``, ``__init__``). A module may import from its own layer and the layers
+the package), ``hrdf`` (reads HRDF into a model), ``kinematics``, ``parts`` (HEBI's part
+catalogue as drawn), ``description`` (the robot every output sees), ``export`` (the
+writers), ``view``, ``ros``, then the top modules (``cli``, ``demo``, ``__init__``). A module may import from its own layer and the layers
 below it, never from a layer above; nothing below ``ros`` imports rclpy or ROS messages
 (``demo`` at the top is a ROS program; ``cli`` must import without ROS, checked apart).
 Also the size rule of the layout: no module over ~400 lines, no class over ~250.
@@ -18,7 +19,8 @@ import hrdf_ros
 from conftest import BUNDLED_ARM as BUNDLED, REPO
 
 PACKAGE = os.path.join(REPO, 'hrdf_ros')
-LAYERS = ['model', 'hrdf', 'kinematics', 'export', 'view', 'ros', 'top']
+LAYERS = ['model', 'hrdf', 'kinematics', 'parts', 'description', 'export', 'view', 'ros',
+          'top']
 #: Top-level modules/packages that need ROS 2 (rclpy or generated interfaces).
 ROS_MODULES = {'rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'geometry_msgs',
                'tf2_msgs', 'builtin_interfaces', 'hrdf_ros_interfaces', 'launch',
@@ -48,7 +50,7 @@ def _layer(relative: str) -> str:
     first = relative.split(os.sep)[0]
     if first in ('model.py', 'cache_dir.py'):
         return 'model'
-    if first in ('hrdf', 'kinematics', 'export', 'view', 'ros'):
+    if first in ('hrdf', 'kinematics', 'parts', 'description', 'export', 'view', 'ros'):
         return first
     return 'top'
 
@@ -130,6 +132,69 @@ def _module_level_imports(path: str):
 @pytest.mark.parametrize('relative,path', MODULES, ids=[r for r, _ in MODULES])
 def test_imports_point_down_the_pipeline(relative, path):
     assert _violations(relative, path) == []
+
+
+#: The writers of export/ (a module's writer: its first path part below export/, the
+#: stem for a module file; mjcf_bodies is the MJCF writer's), and the writer tools
+#: every writer may use.
+WRITER_OF = {'mjcf_bodies': 'mjcf'}
+WRITER_TOOLS = {'xml_text', 'urdf_structure'}
+#: The one exception: the MoveIt package embeds the URDF and the ros2_control macro.
+WRITER_USES = {'moveit': {'urdf', 'ros2_control'}}
+MAX_EXPORT_LINES = 3600
+
+
+def _writer(parts):
+    """The writer (or tool) of an export/ module given as path parts below export/."""
+    name = parts[0][:-3] if parts[0].endswith('.py') else parts[0]
+    return WRITER_OF.get(name, name)
+
+
+def _writer_violations(relative: str, path: str):
+    parts = relative.split(os.sep)
+    if parts[0] != 'export' or len(parts) < 2 or parts[1] == '__init__.py':
+        return []
+    own = _writer(parts[1:])
+    found = []
+    for module, line in _imports(relative, path):
+        names = module.split('.')
+        if names[:2] == ['hrdf_ros', 'parts']:
+            found.append(f'{relative}:{line} imports {module}: writers get parts through '
+                         'description/')
+        if names[:2] != ['hrdf_ros', 'export'] or len(names) < 3:
+            continue
+        other = _writer([names[2]])
+        if other not in (own, *WRITER_TOOLS, *WRITER_USES.get(own, ())):
+            found.append(f'{relative}:{line} imports {module}: writer {own} uses writer '
+                         f'{other}')
+    return found
+
+
+@pytest.mark.parametrize('relative,path', MODULES, ids=[r for r, _ in MODULES])
+def test_writers_use_the_description_not_parts_or_each_other(relative, path):
+    assert _writer_violations(relative, path) == []
+
+
+def test_the_writer_checker_catches_parts_and_writer_imports(tmp_path):
+    bad = tmp_path / 'bad.py'
+    bad.write_text('"""A writer reaching around."""\nfrom ..parts.hebi_parts import COLOURS\n'
+                   'from .urdf import to_urdf\nfrom .xml_text import num\n'
+                   'from ..description.robot import describe\n')
+    found = _writer_violations(os.path.join('export', 'sdf.py'), str(bad))
+    assert len(found) == 2 and 'parts' in found[0] and 'writer sdf uses writer urdf' in found[1]
+    bad.write_text('"""A MoveIt module reaching around."""\n'
+                   'from ...parts.hebi_parts import COLOURS\nfrom ..urdf import to_urdf\n'
+                   'from ..ros2_control import ros2_control_xacro\nfrom ..sdf import to_sdf\n')
+    found = _writer_violations(os.path.join('export', 'moveit', 'bad.py'), str(bad))
+    assert len(found) == 2 and 'parts' in found[0]
+    assert 'writer moveit uses writer sdf' in found[1]
+
+
+def test_export_holds_the_writers_alone():
+    """export/ is the writers and their tools: at most MAX_EXPORT_LINES lines."""
+    lines = sum(len(open(path, encoding='utf-8').read().splitlines())
+                for relative, path in MODULES if relative.split(os.sep)[0] == 'export')
+    assert 0 < lines <= MAX_EXPORT_LINES, lines
 
 
 def test_the_checker_catches_upward_and_ros_imports(tmp_path):
@@ -264,7 +329,8 @@ def test_architecture_page_lists_every_subpackage():
                 encoding='utf-8').read()
     layout = page[page.index('## Layout'):]
     for name in ('hrdf_ros/hrdf/', 'hrdf_ros/model.py', 'hrdf_ros/kinematics/',
-                 'hrdf_ros/export/', 'hrdf_ros/ros/'):
+                 'hrdf_ros/parts/', 'hrdf_ros/description/', 'hrdf_ros/export/',
+                 'hrdf_ros/ros/'):
         assert name in layout, name
     for relative, _ in MODULES:
         stem = os.path.basename(relative)

@@ -25,7 +25,7 @@ from urdf_parser_py.urdf import URDF
 from hrdf_ros import (HrdfError, Kinematics, load, loads, to_urdf, to_xacro,
                       validate_file)
 from hrdf_ros.cli import main
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.hrdf.leniency import DEVIATIONS, NOTES, WARNING_CODES, markdown_table
 
 from conftest import KITS, REPO, kit_id

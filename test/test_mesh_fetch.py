@@ -12,8 +12,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from hrdf_ros.cli import main
-from hrdf_ros.export.hebi_mesh_files import FILES
-from hrdf_ros.export.mesh_sources import hebi_cache_folder, local_name, web_cache_folder
+from hrdf_ros.parts.hebi_mesh_files import FILES
+from hrdf_ros.parts.mesh_sources import hebi_cache_folder, local_name, web_cache_folder
 
 from hebi_description import HEBI_DESCRIPTION, require_hebi_description
 from local_http import LocalServer

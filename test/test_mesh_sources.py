@@ -1,4 +1,4 @@
-"""One rule for where HEBI's meshes come from (hrdf_ros.export.mesh_sources), in the API,
+"""One rule for where HEBI's meshes come from (hrdf_ros.parts.mesh_sources), in the API,
 ``hrdf urdf|sdf|moveit``, the xacro macro and the node: mesh_dir / HRDF_ROS_MESH_DIR,
 then hebi_description through the real ament index (the shared copy laid out as a colcon
 install, test/hebi_description.py), then the user cache, then primitives with one note;
@@ -15,10 +15,10 @@ import pytest
 
 from hrdf_ros import load, to_urdf, to_xacro
 from hrdf_ros.cli import main
-from hrdf_ros.export.hebi_mesh_files import FILES
-from hrdf_ros.export.hebi_parts import COLOURS, part_pieces
-from hrdf_ros.export.mesh_sources import (MeshSourceError, hebi_cache_folder, local_mesh_path,
-                                          mesh_source, package_share, web_cache_folder)
+from hrdf_ros.parts.hebi_mesh_files import FILES
+from hrdf_ros.parts.hebi_parts import COLOURS, part_pieces
+from hrdf_ros.parts.mesh_sources import (MeshSourceError, hebi_cache_folder, local_mesh_path,
+                                         mesh_source, package_share, web_cache_folder)
 from hrdf_ros.export.sdf import to_sdf
 
 from conftest import KITS_DIR

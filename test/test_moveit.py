@@ -14,17 +14,17 @@ from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import load, loads
 from hrdf_ros.cli import main
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.export.moveit import moveit_package, package_name_for, ros_name, \
     write_moveit_package
-from hrdf_ros.export.moveit.collision_matrix import CollisionChecker
-from hrdf_ros.export.moveit.collision_shapes import collision_shapes
-from hrdf_ros.export.moveit.groups import planning_groups
-from hrdf_ros.export.limits import DEFAULT_JOINT_VELOCITY, as_joint_limit, read_limits
+from hrdf_ros.description.collision_matrix import CollisionChecker
+from hrdf_ros.description.collision_shapes import collision_shapes
+from hrdf_ros.description.groups import planning_groups
+from hrdf_ros.description.limits import DEFAULT_JOINT_VELOCITY, as_joint_limit, read_limits
 from hrdf_ros.export.moveit.limits import ACCELERATION_TIME
-from hrdf_ros.export.moveit.link_poses import LinkPoser
-from hrdf_ros.export.moveit.states import conditioning
-from hrdf_ros.export.urdf_structure import parse_urdf
+from hrdf_ros.description.link_poses import LinkPoser
+from hrdf_ros.description.states import conditioning
+from hrdf_ros.export.urdf_structure import parse_urdf, urdf_collisions
 from hrdf_ros.hrdf.catalogue import ACTUATORS
 
 from conftest import BUNDLED_ARM, KITS
@@ -184,7 +184,7 @@ def test_home_is_not_singular_and_collision_free(path):
     urdf = parse_urdf(text)
     poser = LinkPoser(model, build_frame_tree(model), urdf)
     srdf = ET.fromstring(package.files[f'config/{package.robot_name}.srdf'])
-    shapes = collision_shapes(text)
+    shapes = collision_shapes(urdf_collisions(text))
     checked = [(a, b) for i, a in enumerate(sorted(shapes.links)) for b in
                sorted(shapes.links)[i + 1:] if (a, b) not in package.disabled
                and not {a, b} & set(shapes.opaque)]

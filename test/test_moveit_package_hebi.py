@@ -26,8 +26,8 @@ from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import load
 from hrdf_ros.cli import main
-from hrdf_ros.export.gripper import HEBI_GRIPPER_JOINT
-from hrdf_ros.export.hebi_arm import hebi_arm
+from hrdf_ros.description.gripper import HEBI_GRIPPER_JOINT
+from hrdf_ros.description.hebi_arm import hebi_arm
 from hrdf_ros.export.moveit import moveit_package, package_name_for
 from hrdf_ros.hrdf.arm_config import read_arm_config
 from hrdf_ros.hrdf.catalogue import ACTUATORS

@@ -171,3 +171,55 @@ def test_moveit_templates_ship_as_package_data():
     assert "'Jinja2'" in setup
     deps = {e.text for e in ET.parse(os.path.join(REPO, 'package.xml')).getroot()}
     assert 'python3-jinja2' in deps
+
+
+#: Every package from outside the standard library that `hrdf` (but `hrdf view`) and the
+#: layers under it import, by import name: (its PyPI name in setup.py's install_requires,
+#: its rosdep key in package.xml, or None where rosdep has none).
+CORE_IMPORTS = {'numpy': ('numpy', 'python3-numpy'),
+                'defusedxml': ('defusedxml', 'python3-defusedxml'),
+                'yaml': ('PyYAML', 'python3-yaml'), 'jinja2': ('Jinja2', 'python3-jinja2'),
+                'platformdirs': ('platformdirs', 'python3-platformdirs'),
+                'tqdm': ('tqdm', 'python3-tqdm'),
+                # no rosdep key, no Debian package (package.xml says so)
+                'fcl': ('python-fcl', None)}
+#: The extra hrdf_ros[fast] (compiled kernels, imported only when chosen).
+FAST_IMPORTS = {'numba', 'llvmlite'}
+CORE_FOLDERS = ('model.py', 'cache_dir.py', 'hrdf', 'kinematics', 'parts', 'description',
+                'export', 'cli')
+
+
+def _outside_imports(folders):
+    found = set()
+    package = os.path.join(REPO, 'hrdf_ros')
+    for folder, _, files in os.walk(package):
+        for name in files:
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, package)
+            if (not name.endswith('.py') or relative.split(os.sep)[0] not in folders
+                    or relative == os.path.join('cli', 'view.py')):
+                continue
+            for node in ast.walk(ast.parse(open(path, encoding='utf-8').read())):
+                if isinstance(node, ast.Import):
+                    found.update(alias.name.split('.')[0] for alias in node.names)
+                elif isinstance(node, ast.ImportFrom) and not node.level:
+                    found.add(node.module.split('.')[0])
+    return {n for n in found if n not in sys.stdlib_module_names
+            and n not in ('hrdf_ros', '__future__')}
+
+
+def test_every_core_import_is_declared_once_for_pip_and_rosdep():
+    """What `hrdf urdf|sdf|mjcf|moveit` import is in install_requires (so a plain
+    `pip install .` runs them with default options) and, where rosdep has a key, an
+    exec_depend of package.xml; package.xml names no dependency twice."""
+    assert _outside_imports(CORE_FOLDERS) - FAST_IMPORTS == set(CORE_IMPORTS)
+    tree = ast.parse(open(os.path.join(REPO, 'setup.py')).read())
+    [requires] = [ast.literal_eval(n.value) for n in ast.walk(tree)
+                  if isinstance(n, ast.keyword) and n.arg == 'install_requires']
+    root = ET.parse(os.path.join(REPO, 'package.xml')).getroot()
+    depends = [e.text for e in root if isinstance(e.tag, str) and e.tag.endswith('depend')]
+    assert len(depends) == len(set(depends)), sorted(d for d in depends
+                                                     if depends.count(d) > 1)
+    for pip_name, key in CORE_IMPORTS.values():
+        assert pip_name in requires, pip_name
+        assert key is None or key in depends, key

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from hrdf_ros import loads
-from hrdf_ros.export.geometry import element_geometry
-from hrdf_ros.export.hebi_mesh_files import FILES
-from hrdf_ros.export.hebi_parts import MESH_SCALE, mesh_files, part_pieces
-from hrdf_ros.export.mesh_sources import mesh_source
-from hrdf_ros.export.part_collision import SHAPES
+from hrdf_ros.parts.geometry import element_geometry
+from hrdf_ros.parts.hebi_mesh_files import FILES
+from hrdf_ros.parts.hebi_parts import MESH_SCALE, mesh_files, part_pieces
+from hrdf_ros.parts.mesh_sources import mesh_source
+from hrdf_ros.parts.part_collision import SHAPES
 from hrdf_ros.hrdf.catalogue import BRACKETS
 from hrdf_ros.kinematics.rotations import rpy_to_rotation
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics.rotations import quaternion_to_rotation, rotation_to_quaternion
 
 from conftest import KITS_DIR

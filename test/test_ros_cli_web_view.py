@@ -25,7 +25,7 @@ from cli_helpers import (ECHO_TF_STATIC, JOINT_STATES, KIT, LAUNCH_LEFT, Q, VIEW
                          run, run_all, transforms, wait_for_node)
 from conftest import hebi_frames
 from hrdf_ros import load
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics.rotations import rpy_to_rotation
 
 require_ros2_cli()

@@ -18,7 +18,7 @@ import pytest
 from sensor_msgs.msg import JointState
 
 from hrdf_ros import load
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 
 from conftest import KITS_DIR
 from consumers import mimic_values

@@ -15,7 +15,7 @@ import pytest
 from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import load
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 
 from conftest import BUNDLED_ARM, KITS_DIR
 from ros_helpers import run_node, stop

@@ -13,7 +13,7 @@ from builtin_interfaces.msg import Time
 from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import Kinematics, load
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.ros.probe import NodeProbe
 
 from conftest import BUNDLED_ARM, HEXAPOD, HEXAPOD_DIR, KITS_DIR

@@ -348,7 +348,7 @@ def test_hexapod_urdf_matches_hebi_at_every_foot(hebi_import):
     from urdf_parser_py.urdf import URDF
 
     from hrdf_ros import to_urdf
-    from hrdf_ros.export.frame_tree import build_frame_tree
+    from hrdf_ros.description.frame_tree import build_frame_tree
     from test_urdf import urdf_pose
 
     import_from_hrdf, _ = hebi_import

@@ -4,7 +4,7 @@ import pytest
 from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import Kinematics, load, loads, to_urdf
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics.rotations import rpy_to_rotation
 
 from conftest import BUNDLED_ARM, KITS, kit_id
@@ -50,7 +50,7 @@ def test_kit_urdf_parses_and_matches_hebi(path, hebi_import):
     # moving joints are <mimic> joints)
     assert [j.name for j in robot.joints if j.type != 'fixed' and j.mimic is None] == \
         tree.dof_names + tree.gripper_joint_names
-    # the physical fill (hrdf_ros.export.inertials) adds at most 0.1 % of the mass ...
+    # the physical fill (hrdf_ros.description.inertials) adds at most 0.1 % of the mass ...
     filled = sum(l.inertial.mass for l in robot.links if l.inertial)
     assert model.total_mass <= filled <= model.total_mass * 1.001
     # ... and exact_masses writes HEBI's masses only

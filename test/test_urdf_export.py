@@ -9,7 +9,7 @@ import xacro
 from urdf_parser_py.urdf import URDF
 
 from hrdf_ros import Kinematics, load, loads, to_urdf
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.export.urdf import to_xacro
 
 from conftest import BUNDLED_ARM, HEXAPOD

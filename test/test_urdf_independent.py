@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from hrdf_ros import Kinematics, load, loads, to_urdf
-from hrdf_ros.export.frame_tree import build_frame_tree
-from hrdf_ros.export.inertials import FILL_MASS
+from hrdf_ros.description.frame_tree import build_frame_tree
+from hrdf_ros.description.inertials import FILL_MASS
 
 from conftest import BUNDLED_ARM, hebi_frames, HEXAPOD, HEXAPOD_18, kit_id, KITS, REPO
 

@@ -29,7 +29,7 @@ from browser import (camera_query, checkbox, checked_browser, chromium,
 from conftest import KITS_DIR, REPO
 from hebi_description import HEBI_DESCRIPTION, prefix_env, require_hebi_description
 from hrdf_ros import load, to_urdf
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics.rotations import rpy_to_rotation
 
 require_browser()

@@ -15,7 +15,7 @@ from cli_helpers import alive
 from conftest import BUNDLED_ARM, KITS_DIR
 from hebi_description import HEBI_DESCRIPTION, prefix_env, require_hebi_description
 from hrdf_ros import Kinematics, load, to_urdf  # noqa: E402
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 
 pytest.importorskip('viser', reason='the view extra (make env installs it)')
 require_hebi_description()

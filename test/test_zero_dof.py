@@ -13,7 +13,7 @@ import pytest
 
 from hrdf_ros import FRAME_TYPES, Kinematics, MassProperties, loads, to_urdf, to_xacro
 from hrdf_ros.cli import main
-from hrdf_ros.export.frame_tree import build_frame_tree
+from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.export.moveit import moveit_package
 
 from conftest import HEBI_FRAME_TYPES, REPO

@@ -24,7 +24,7 @@ from typing import Dict, List
 import numpy as np
 import trimesh
 
-from hrdf_ros.export.mesh_sources import local_mesh_path
+from hrdf_ros.parts.mesh_sources import local_mesh_path
 from hrdf_ros.kinematics.rotations import rpy_to_rotation
 
 #: Sections of a cylinder's tessellation: sagitta of a 22.5 mm radius under 0.03 mm.

@@ -11,11 +11,11 @@ import os
 import re
 import sys
 
-from ..export.frame_tree import build_frame_tree
-from ..export.limits import joint_limits, read_limits
-from ..export.mesh_fetch import MeshDownloadError, fetch_web_meshes, web_meshes
-from ..export.mesh_sources import MeshSourceError, mesh_source
-from ..export.ros2_control import Ros2ControlOptions, add_ros2_control
+from ..description.frame_tree import build_frame_tree
+from ..description.limits import joint_limits, read_limits
+from ..parts.mesh_fetch import MeshDownloadError, fetch_web_meshes, web_meshes
+from ..parts.mesh_sources import MeshSourceError, mesh_source
+from ..export.ros2_control import Ros2ControlOptions, add_ros2_control, hebi_arm_options
 from ..export.sdf import to_sdf
 from ..export.urdf import to_urdf, to_xacro, urdf_notes
 from ..hrdf.validation import validate_file
@@ -182,7 +182,7 @@ def ros2_control_options(args, hebi=None):
     if hardware is None:
         return None
     if hebi is not None:
-        return hebi.ros2_control(hardware)
+        return hebi_arm_options(hebi, hardware)
     return Ros2ControlOptions(hardware)
 
 

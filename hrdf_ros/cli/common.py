@@ -89,7 +89,7 @@ def load_with_config(args):
     model, code = load_or_report(args)
     if model is None or config is None:
         return model, None, code
-    from ..export.hebi_arm import hebi_arm
+    from ..description.hebi_arm import hebi_arm
     try:
         hebi = hebi_arm(model, config, gripper_joints=getattr(args, 'gripper_joints', True))
     except ValueError as exc:
@@ -134,7 +134,7 @@ def add_gripper_option(parser) -> None:
 
 def add_mesh_options(parser) -> None:
     """``--mesh-dir DIR`` and ``--meshes {auto,package,primitives}`` (the mesh rule of
-    :mod:`hrdf_ros.export.mesh_sources`)."""
+    :mod:`hrdf_ros.parts.mesh_sources`)."""
     parser.add_argument('--mesh-dir', metavar='DIR',
                         help="HEBI's mesh files in DIR, written as file:// URIs (default: "
                              'HRDF_ROS_MESH_DIR, else hebi_description, else the cache of '

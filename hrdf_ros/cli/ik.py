@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from ..export.limits import read_limits
+from ..description.limits import read_limits
 from ..kinematics import HEBI_GRAVITY, Kinematics
 from ..kinematics.ik import ORIENTATIONS, default_orientation
 from ..kinematics.rotations import quaternion_to_rotation, rpy_to_rotation

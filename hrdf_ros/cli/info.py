@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from ..export.frame_tree import build_frame_tree
-from ..export.inertials import fill_summary, link_inertials
+from ..description.frame_tree import build_frame_tree
+from ..description.inertials import fill_summary, link_inertials
 from ..kinematics import FRAME_TYPES, backend
 from .common import EXIT_OK, load_or_report
 
@@ -99,7 +99,7 @@ def cmd_info(args) -> int:
         added = sum(f['added_mass'] for f in fill)
         print(f'URDF physical fill: {len(fill)} link(s)' + (
             f' ({", ".join(f["link"] for f in fill)}), +{added:.3g} kg' if fill else '')
-            + ' (hrdf_ros.export.inertials; hrdf urdf --exact-masses writes HEBI\'s masses)')
+            + ' (hrdf_ros.description.inertials; hrdf urdf --exact-masses writes HEBI\'s masses)')
         print(backend.describe(info['kinematics']))
         print_tree(info['tree'])
     return EXIT_OK

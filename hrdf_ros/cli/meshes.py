@@ -1,7 +1,7 @@
 """``hrdf meshes``: which mesh source the exports use, and ``hrdf meshes fetch``.
 
 In: parsed arguments. Out: a report on stdout (``hrdf meshes``: every source of the rule
-in :mod:`hrdf_ros.export.mesh_sources`, the one in use and what it lacks), or the files
+in :mod:`hrdf_ros.parts.mesh_sources`, the one in use and what it lacks), or the files
 downloaded into the user cache (``hrdf meshes fetch``: HEBI's part meshes of the pinned
 commit from ``--url``, each checked against its SHA-256; ``hrdf meshes fetch FILE...``:
 the web meshes of those HRDF files; ``--mesh-dir DIR``: into DIR instead). Exit codes as every subcommand: 0, 1 (invalid HRDF),
@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import sys
 
-from ..export.hebi_mesh_files import COMMIT, DEFAULT_URL, FILES
-from ..export.mesh_fetch import MeshDownloadError, fetch_hebi_meshes, fetch_web_meshes
-from ..export.mesh_sources import (MESH_DIR_VARIABLE, PACKAGE, MeshSource, MeshSourceError,
-                                   hebi_cache_folder, mesh_source, package_share,
-                                   web_cache_folder)
+from ..parts.hebi_mesh_files import COMMIT, DEFAULT_URL, FILES
+from ..parts.mesh_fetch import MeshDownloadError, fetch_hebi_meshes, fetch_web_meshes
+from ..parts.mesh_sources import (MESH_DIR_VARIABLE, PACKAGE, MeshSource, MeshSourceError,
+                                  hebi_cache_folder, mesh_source, package_share,
+                                  web_cache_folder)
 from ..hrdf.diagnostics import HrdfError
 from ..hrdf.reader import load
 from .common import EXIT_INVALID, EXIT_OK, UsageError, note

@@ -1,21 +1,20 @@
-"""Exporters: a resolved robot as files other programs read (URDF, xacro, MoveIt 2).
+"""Writers: a robot description spelled as files other programs read.
 
-In: a :class:`~hrdf_ros.model.RobotModel` (and, for MoveIt, its URDF). Out: text.
+In: a :class:`~hrdf_ros.description.robot.RobotDescription` (built from a
+:class:`~hrdf_ros.model.RobotModel` and options). Out: text. A writer decides nothing
+about the robot; :mod:`hrdf_ros.description` does.
 
-* :mod:`.frame_tree` the URDF/TF tree (link and joint names) shared with the ROS node;
-* :mod:`.geometry` visual and collision shapes per element, from HEBI's parts
-  (:mod:`.hebi_parts`: mesh, pose, colour per piece; :mod:`.part_collision`: the shapes
-  fitted to each mesh); :mod:`.mesh_sources` where meshes come from (mesh_dir, the
-  ament index, the user cache), :mod:`.mesh_fetch` ``hrdf meshes fetch`` downloads
-  checked against :mod:`.hebi_mesh_files`, :mod:`.meshes` the HRDF's own meshes;
-  :mod:`.limits` user joint limits (YAML);
-* :mod:`.urdf` URDF and the xacro macro;
-* :mod:`.urdf_structure` a URDF read back (joints, links, geometry) for the MoveIt files;
+* :mod:`.urdf` URDF and the xacro macro; :mod:`.joints` URDF joint details and
+  transmissions;
+* :mod:`.sdf` SDFormat (Gazebo);
+* :mod:`.mjcf` MuJoCo (:mod:`.mjcf_bodies` the body tree);
 * :mod:`.ros2_control` the ``<ros2_control>`` block and its xacro macro (mock, Gazebo,
   HEBI hardware);
-* :mod:`.moveit` a MoveIt 2 config package (planning groups, states, SRDF, collision
-  matrix, limits, templates).
+* :mod:`.moveit` a MoveIt 2 config package (it embeds the URDF and ros2_control writers'
+  output);
+* writer tools: :mod:`.xml_text` numbers and poses as XML text, :mod:`.urdf_structure`
+  a URDF document read back.
 
-Imports :mod:`hrdf_ros.model`, :mod:`hrdf_ros.hrdf` (catalogue data) and
-:mod:`hrdf_ros.kinematics`; never :mod:`hrdf_ros.ros` or rclpy.
+Writers do not import each other (but :mod:`.moveit`: :mod:`.urdf`,
+:mod:`.ros2_control`) nor :mod:`hrdf_ros.parts`; never :mod:`hrdf_ros.ros` or rclpy.
 """

@@ -3,8 +3,9 @@
 
 In: the model (naming, limits, masses, geometry options as for the URDF). Out: MJCF text.
 
-Layout, with the URDF's names (:mod:`hrdf_ros.export.frame_tree`) and the URDF's
-shared pieces (inertials, shapes, joint specs, the mesh-source rule):
+Layout, with the URDF's names (:mod:`hrdf_ros.description.frame_tree`) and what every
+writer shares (:class:`~hrdf_ros.description.robot.RobotDescription`: inertials, shapes,
+joint specs, the mesh-source rule, the semantics):
 
 * one ``<body>`` per URDF link, nested as the URDF tree (``base_link`` under
   ``<worldbody>``, welded to the world), at the URDF joint origin (``pos``, ``quat``
@@ -24,14 +25,14 @@ shared pieces (inertials, shapes, joint specs, the mesh-source rule):
   file paths, scale 0.001, or primitives, in HEBI's colours; no contact, group 2) and
   ``collision`` (the primitives fitted to HEBI's meshes, group 3);
 * ``<contact><exclude>`` for every pair the MoveIt collision matrix disables
-  (:mod:`.moveit.semantics`: adjacent links, links touching at the start, never
+  (:mod:`hrdf_ros.description.semantics`: adjacent links, links touching at the start, never
   colliding pairs; ``samples=0``: adjacent only);
 * actuators: one ``position`` actuator per degree of freedom and per gripper finger
   joint, named after its joint, ``ctrlrange`` the joint's range (none for continuous
   joints), ``forcerange`` and the joint's ``actuatorfrcrange`` its effort limit,
   ``kp`` = effort / :data:`FULL_EFFORT_ERROR`, ``kv`` = kp x :data:`DAMPING_TIME` (an
   HRDF ``<joint>`` without an effort limit: no force range, kp from
-  :data:`~hrdf_ros.export.limits.DEFAULT_JOINT_EFFORT`); a gripper's finger, kv = kp x
+  :data:`~hrdf_ros.description.limits.DEFAULT_JOINT_EFFORT`); a gripper's finger, kv = kp x
   range / velocity limit, so it closes no faster than HEBI's spool (1.5 rad/s), and its
   followers are held by stiff equality constraints (:data:`MIMIC_SOLREF`); every
   actuated joint has ``armature`` = kv x :data:`TIMESTEP`, the least reflected inertia
@@ -44,7 +45,7 @@ shared pieces (inertials, shapes, joint specs, the mesh-source rule):
   GravityCompensationEffort plugin): every body ``gravcomp="1"``, every joint
   ``actuatorgravcomp="true"``, so the compensating torque comes through the joint's
   actuator and counts against its effort limit, and the PD gains only track;
-* a keyframe ``home``: MoveIt's ``home`` state (:mod:`.moveit.states`; qpos, and ctrl
+* a keyframe ``home``: MoveIt's ``home`` state (:mod:`hrdf_ros.description.states`; qpos, and ctrl
   at the same joint values).
 
 Units: m, kg, rad, N m (N for slides). MuJoCo reads STL and OBJ meshes; a mesh that is
@@ -59,15 +60,14 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ..description.frame_tree import FrameTree
+from ..description.gripper import finger_limits as limits_of_finger
+from ..description.inertials import fill_notes, tensor_matrix
+from ..description.limits import DEFAULT_JOINT_EFFORT
+from ..description.robot import RobotDescription, describe
+from ..description.semantics import DEFAULT_SAMPLES, DEFAULT_SEED, semantics
 from ..model import RobotModel
-from .frame_tree import FrameTree, build_frame_tree
-from .gripper import finger_limits as limits_of_finger
-from .inertials import fill_notes, link_inertials, tensor_matrix
-from .limits import DEFAULT_JOINT_EFFORT, limits_for_joints
-from .meshes import export_meshes
 from .mjcf_bodies import BodyWriter
-from .moveit.semantics import DEFAULT_SAMPLES, DEFAULT_SEED, semantics
-from .urdf import to_urdf
 from .xml_text import comment, document, num, nums
 
 #: A position actuator reaches its effort limit at this position error, rad (m).
@@ -96,16 +96,17 @@ def _defaults(root: ET.Element, gravity_compensation: bool) -> None:
     ET.SubElement(collision, 'geom', {'group': '3'})
 
 
-def _inertials(model: RobotModel, tree: FrameTree, exact_masses: bool):
+def _inertials(description: RobotDescription, exact_masses: bool):
     """The URDF's inertials; with ``exact_masses``, HEBI's except where MuJoCo refuses
     them (a massless body that carries a joint, a tensor without positive moments),
     where the fill stays."""
-    inertials = link_inertials(model, tree, exact_masses)
+    inertials = description.inertials(exact_masses)
     if not exact_masses:
         return inertials
-    filled = link_inertials(model, tree)
+    tree = description.tree
+    filled = description.inertials()
     jointed = {j.child for j in tree.joints if not j.is_fixed} | {
-        s.child for g in tree.grippers for s in g.joint_specs() if s.kind != 'fixed'}
+        s.child for s in description.gripper_specs if s.kind != 'fixed'}
 
     def refused(link):
         if link not in inertials:
@@ -124,18 +125,16 @@ def _build(model: RobotModel, robot_name: str = 'hrdf_robot',
            notes: Optional[List[str]] = None, gravity_compensation: bool = False):
     """(the ``<mujoco>`` element, the scene's floor height in m) of ``model`` (see
     :func:`to_mjcf` for the arguments)."""
-    if tree is None:
-        tree = build_frame_tree(model, joint_names, joint_prefix, gripper_joints)
-    limits = limits_for_joints(position_limits, tree.dof_names + tree.gripper_joint_names)
-    inertials = _inertials(model, tree, exact_masses)
-    source, references, mesh_notes = export_meshes(model, mesh_dir, meshes)
-    own_notes: List[str] = list(mesh_notes)
-    meaning = semantics(model, tree, to_urdf(model, robot_name, tree=tree,
-                                             position_limits=position_limits),
-                        DEFAULT_SAMPLES if samples is None else samples,
+    description = describe(model, robot_name, joint_names=joint_names,
+                           joint_prefix=joint_prefix, tree=tree,
+                           position_limits=position_limits, mesh_dir=mesh_dir, meshes=meshes,
+                           gripper_joints=gripper_joints)
+    tree, limits = description.tree, description.limits
+    inertials = _inertials(description, exact_masses)
+    own_notes: List[str] = list(description.mesh_notes)
+    meaning = semantics(description, DEFAULT_SAMPLES if samples is None else samples,
                         DEFAULT_SEED if seed is None else seed)
-    writer = BodyWriter(model, tree, limits, inertials, source, references, own_notes,
-                        gravity_compensation)
+    writer = BodyWriter(description, inertials, own_notes, gravity_compensation)
     root = ET.Element('mujoco', {'model': robot_name})
     root.append(comment(f'Generated by hrdf_ros from {model.path} (HRDF '
                         f'{".".join(map(str, model.version))}). Units: m, kg, rad.'))
@@ -255,7 +254,7 @@ def scene_xml(robot_file: str = 'robot.xml', robot_name: str = 'hrdf_robot',
               floor: float = 0.0) -> str:
     """``scene.xml``: ``robot_file`` included, with a floor at height ``floor`` (m; the
     robot's base plane, or its lowest point at ``home`` when lower:
-    :attr:`~hrdf_ros.export.moveit.semantics.Semantics.floor`), a light and a camera
+    :attr:`~hrdf_ros.description.semantics.Semantics.floor`), a light and a camera
     view, as MuJoCo Menagerie's scenes."""
     root = ET.Element('mujoco', {'model': f'{robot_name} scene'})
     ET.SubElement(root, 'include', {'file': robot_file})

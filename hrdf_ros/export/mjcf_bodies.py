@@ -1,8 +1,8 @@
 """The bodies of an MJCF model: the frame tree as nested ``<body>`` s with their inertials,
 joints and geoms (:mod:`hrdf_ros.export.mjcf` writes the rest of the model).
 
-In: the model, its frame tree, limits, inertials and mesh source, as the URDF writer
-takes them. Out: ``<body>`` elements under a parent, and what they hold: the joints in
+In: a :class:`~hrdf_ros.description.robot.RobotDescription` and the inertials to write.
+Out: ``<body>`` elements under a parent, and what they hold: the joints in
 MuJoCo's qpos order, the actuated joints with their range and effort, the mimic joints,
 the mesh files and materials the geoms use. Poses are ``pos`` and ``quat`` (w x y z)
 with full double precision; a box is written with half sizes, a cylinder with radius and
@@ -16,17 +16,12 @@ from typing import Dict, List
 
 import numpy as np
 
+from ..description.frame_tree import joint_origin
+from ..description.inertials import LinkInertial, tensor_matrix
+from ..description.link_shapes import colour, mesh_file
+from ..description.robot import RobotDescription
 from ..kinematics.rotations import rotation_to_quaternion
-from ..model import RobotModel
-from .frame_tree import FrameTree, joint_origin
-from .gripper import BASE
-from .gripper_geometry import gripper_part_shapes
-from .hebi_parts import COLOURS
-from .inertials import LinkInertial, tensor_matrix
-from .joints import axis_text, joint_spec
-from .mesh_sources import local_mesh_path
-from .urdf import shapes_of
-from .xml_text import comment, num, nums
+from .xml_text import axis_text, comment, num, nums
 
 
 def pose_attributes(node: ET.Element, transform: np.ndarray) -> None:
@@ -60,10 +55,11 @@ class BodyWriter:
     wrote is kept for the rest of the model (joints in qpos order, actuated and mimic
     joints, mesh and material assets)."""
 
-    def __init__(self, model: RobotModel, tree: FrameTree, limits, inertials, source,
-                 references, notes: List[str], gravity_compensation: bool = False):
-        self.model, self.tree, self.limits = model, tree, limits
-        self.inertials, self.source, self.references = inertials, source, references
+    def __init__(self, description: RobotDescription, inertials, notes: List[str],
+                 gravity_compensation: bool = False):
+        self.description = description
+        self.model, self.tree = description.model, description.tree
+        self.inertials = inertials
         self.notes = notes
         self.gravity_compensation = gravity_compensation
         self.meshes: Dict[tuple, str] = {}      # (file path, scale) -> mesh asset name
@@ -72,31 +68,22 @@ class BodyWriter:
         self.joint_nodes: Dict[str, ET.Element] = {}
         self.actuated: List[tuple] = []         # (joint, lower, upper, effort)
         self.mimic: List[tuple] = []            # (joint, followed, multiplier, offset)
-        self.element_of = {name: i for i, name in enumerate(tree.element_links)}
-        self.part_of = {g.link_of(part): part for g in tree.grippers
-                        for part in [BASE] + list(g.links)}
         self.children: Dict[str, List[tuple]] = {}
-        for joint in tree.joints:
+        for joint in self.tree.joints:
             self.children.setdefault(joint.parent, []).append(('tree', joint))
-        for gripper in tree.grippers:
-            for spec in gripper.joint_specs(limits.get(gripper.joint)):
-                self.children.setdefault(spec.parent, []).append(('gripper', spec))
+        for spec in description.gripper_specs:
+            self.children.setdefault(spec.parent, []).append(('gripper', spec))
 
     def geometry(self, body: ET.Element, link: str) -> None:
         """Append the visual and collision geoms of ``link`` (an element's or a gripper
         part's shapes, the URDF's) to ``body``; a link with no part adds nothing."""
-        if link in self.part_of:
-            visual, collision = gripper_part_shapes(self.part_of[link], self.source)
-        elif link in self.element_of:
-            element = self.model.elements[self.element_of[link]]
-            visual, collision, note = shapes_of(element, self.source,
-                                                self.references.get(element.mesh_file or ''))
-            if note:
-                self.notes.append(f'{link}: {note}')
-        else:
+        shapes = self.description.shapes.get(link)
+        if shapes is None:
             return
-        for kind, shapes in (('visual', visual), ('collision', collision)):
-            for shape in shapes:
+        if shapes.note:
+            self.notes.append(f'{link}: {shapes.note}')
+        for kind, group in (('visual', shapes.visual), ('collision', shapes.collision)):
+            for shape in group:
                 self.geom(body, kind, shape, link)
 
     def geom(self, body: ET.Element, kind: str, shape, link: str) -> None:
@@ -105,7 +92,7 @@ class BodyWriter:
         scale); a mesh with no local file is left out with a note."""
         attributes = {'class': kind}
         if shape.kind == 'mesh':
-            path = local_mesh_path(shape.filename)
+            path = mesh_file(shape)
             if path is None:
                 self.notes.append(f'{link}: mesh {shape.filename} has no local file '
                                   'MuJoCo can read: not drawn')
@@ -122,7 +109,7 @@ class BodyWriter:
         else:
             attributes.update(type='sphere', size=num(shape.size[0]))
         if kind == 'visual' and shape.material:
-            self.materials[shape.material] = COLOURS[shape.material]
+            self.materials[shape.material] = colour(shape.material)
             attributes['material'] = shape.material
         node = ET.SubElement(body, 'geom', attributes)
         pose_attributes(node, shape.pose)
@@ -161,8 +148,7 @@ class BodyWriter:
                 if kind == 'tree':
                     child = self.body(node, joint.child, joint_origin(self.model, joint))
                     if not joint.is_fixed:
-                        spec = joint_spec(self.model.elements[joint.element],
-                                          self.limits.get(joint.name))
+                        spec = self.description.joint_specs[joint.name]
                         self.joint(child, joint.name,
                                    'slide' if spec.kind == 'prismatic' else 'hinge',
                                    axis_text(spec.axis), spec.lower, spec.upper, spec.effort)

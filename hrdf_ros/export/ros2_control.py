@@ -41,6 +41,7 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 
 import defusedxml.ElementTree as SafeET
 
+from ..description.hebi_arm import HebiArm
 from .urdf_structure import parse_urdf
 
 #: Hardware name -> ros2_control hardware plugin.
@@ -103,6 +104,25 @@ class Ros2ControlOptions:
         if self.hebi_gripper_joint and self.hebi_gripper_joint not in joints:
             raise ValueError(f'gripper joint "{self.hebi_gripper_joint}" is not one of '
                              f'{", ".join(joints)}')
+
+
+def hebi_arm_options(hebi: HebiArm, hardware: str = 'hebi', config_pkg: str = '',
+                     config_file: str = '') -> Ros2ControlOptions:
+    """ros2_control options naming a HEBI arm config (``config_pkg``/``config_file``:
+    the config's own unless given, e.g. by a package that installs the config) and its
+    gripper joint.
+
+    Raises:
+        ValueError: ``hebi`` hardware for a config in no ROS package (hebi_hardware
+            finds configs only through a package) and none given.
+    """
+    package = config_pkg or hebi.config.config_pkg
+    relative = config_file or hebi.config.config_file
+    if hardware == 'hebi' and not package:
+        raise ValueError(f'{hebi.config.path} is in no ROS package (no package.xml '
+                         'above it), and hebi_hardware finds its config through one: '
+                         'put it in a package, or let hrdf moveit install it')
+    return Ros2ControlOptions(hardware, package, relative, hebi.gripper_joint)
 
 
 def _param(parent: ET.Element, name: str, value: str) -> None:

@@ -3,7 +3,7 @@ format of Gazebo and Drake.
 
 In: the model (naming, limits, geometry options as for the URDF). Out: SDFormat text.
 
-Layout, with the URDF's names (:mod:`hrdf_ros.export.frame_tree`):
+Layout, with the URDF's names (:mod:`hrdf_ros.description.frame_tree`):
 
 * one ``<link>`` per element, at its input frame, with the same inertial as the URDF
   (:mod:`.inertials`, including the physical fill, which SDFormat needs on every link:
@@ -35,17 +35,14 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import List, Mapping, Optional, Sequence
 
+from ..description.frame_tree import FrameTree, joint_origin
+from ..description.gripper import GripperJointSpec
+from ..description.inertials import LinkInertial, fill_notes
+from ..description.joints import JointSpec
+from ..description.link_shapes import colour
+from ..description.robot import RobotDescription, describe
 from ..model import RobotModel
-from .frame_tree import FrameTree, build_frame_tree, joint_origin
-from .gripper import BASE, GripperJointSpec
-from .gripper_geometry import gripper_part_shapes
-from .inertials import LinkInertial, fill_notes, link_inertials
-from .joints import JointSpec, axis_text, joint_spec
-from .hebi_parts import COLOURS
-from .limits import limits_for_joints
-from .meshes import export_meshes
-from .urdf import shapes_of
-from .xml_text import comment, document, num, nums, xyz_rpy
+from .xml_text import axis_text, comment, document, num, nums, xyz_rpy
 
 #: The SDFormat version written.
 SDF_VERSION = '1.9'
@@ -99,7 +96,7 @@ def _geometry(link: ET.Element, tag: str, shapes) -> None:
         if tag == 'visual' and shape.material:
             material = ET.SubElement(node, 'material')
             for name in ('ambient', 'diffuse'):
-                _text(material, name, nums(COLOURS[shape.material]))
+                _text(material, name, nums(colour(shape.material)))
 
 
 def _joint_axis(joint: ET.Element, spec: JointSpec) -> None:
@@ -135,19 +132,12 @@ def _gripper_joint(root: ET.Element, spec: GripperJointSpec) -> None:
             'joint': joint, 'multiplier': num(multiplier), 'offset': num(offset)})
 
 
-def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
-                joint_names: Optional[Sequence[str]] = None, joint_prefix: str = 'J',
-                tree: Optional[FrameTree] = None,
-                position_limits: Optional[Mapping] = None, hebi_meshes: bool = False,
-                geometry: bool = True, mesh_dir: Optional[str] = None,
-                notes: Optional[List[str]] = None, meshes: str = 'auto',
-                gripper_joints: bool = True) -> ET.Element:
-    """The ``<sdf>`` element of ``model`` (see :func:`to_sdf` for arguments)."""
-    if tree is None:
-        tree = build_frame_tree(model, joint_names, joint_prefix, gripper_joints)
-    limits = limits_for_joints(position_limits, tree.dof_names + tree.gripper_joint_names)
-    inertials = link_inertials(model, tree)
-    source, references, mesh_notes = export_meshes(model, mesh_dir, meshes, hebi_meshes)
+def sdf_element(description: RobotDescription, notes: Optional[List[str]] = None
+                ) -> ET.Element:
+    """The ``<sdf>`` element of a described robot; ``notes``, when given, receives what
+    the export added or replaced, as :func:`hrdf_ros.export.urdf.urdf_notes`."""
+    model, tree = description.model, description.tree
+    inertials = description.inertials()
     if tree.grippers:
         ET.register_namespace('drake', DRAKE_NS)
     sdf = ET.Element('sdf', {'version': MIMIC_SDF_VERSION if tree.grippers else SDF_VERSION})
@@ -158,16 +148,14 @@ def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
         sdf.append(comment(fill[-1] + ' (see hrdf_ros.export.inertials)'))
     if notes is not None:
         notes.extend(fill)
-        notes.extend(mesh_notes if geometry else [])
-    root = ET.SubElement(sdf, 'model', {'name': robot_name})
+        notes.extend(description.mesh_notes)
+    root = ET.SubElement(sdf, 'model', {'name': description.name})
     base = tree.links[0]
     ET.SubElement(root, 'frame', {'name': base})          # the model frame: reference
-    element_of_link = {name: i for i, name in enumerate(tree.element_links)}
+    element_links = set(tree.element_links)
     parent_joint = {joint.child: joint for joint in tree.joints}
-    part_of_link = {g.link_of(part): part for g in tree.grippers
-                    for part in [BASE] + list(g.links)}
-    gripper_specs = [spec for g in tree.grippers for spec in g.joint_specs(limits.get(g.joint))]
-    gripper_origin = {spec.child: (spec.origin, spec.parent) for spec in gripper_specs}
+    gripper_origin = {spec.child: (spec.origin, spec.parent)
+                      for spec in description.gripper_specs}
     for name in tree.element_links + list(gripper_origin):
         link = ET.SubElement(root, 'link', {'name': name})
         if name in gripper_origin:
@@ -176,29 +164,23 @@ def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
             joint = parent_joint[name]
             _pose(link, joint_origin(model, joint), joint.parent)
         _inertial(link, inertials[name])
-        if not geometry:
+        shapes = description.shapes.get(name)
+        if shapes is None:
             continue
-        if name in part_of_link:
-            visual, collision = gripper_part_shapes(part_of_link[name], source)
-        else:
-            element = model.elements[element_of_link[name]]
-            visual, collision, note = shapes_of(element, source,
-                                                references.get(element.mesh_file or ''))
-            if note and notes is not None:
-                notes.append(f'{name}: {note}')
-        _geometry(link, 'visual', visual)
-        _geometry(link, 'collision', collision)
+        if shapes.note and notes is not None:
+            notes.append(f'{name}: {shapes.note}')
+        _geometry(link, 'visual', shapes.visual)
+        _geometry(link, 'collision', shapes.collision)
     for name in tree.links[1:]:
-        if name in element_of_link:
+        if name in element_links:
             continue
         joint = parent_joint[name]           # an end effector or a free output
         frame = ET.SubElement(root, 'frame', {'name': name, 'attached_to': joint.parent})
         _pose(frame, joint_origin(model, joint), joint.parent)
     for joint in tree.joints:
-        if joint.parent == base or joint.child not in element_of_link:
+        if joint.parent == base or joint.child not in element_links:
             continue                          # the root link is posed in the model frame
-        element = None if joint.is_fixed else model.elements[joint.element]
-        spec = None if element is None else joint_spec(element, limits.get(joint.name))
+        spec = description.joint_specs.get(joint.name)
         node = ET.SubElement(root, 'joint', {'name': joint.name,
                                              'type': 'fixed' if spec is None else
                                              ('revolute' if spec.kind != 'prismatic'
@@ -207,9 +189,25 @@ def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
         _text(node, 'child', joint.child)
         if spec is not None:
             _joint_axis(node, spec)
-    for spec in gripper_specs:
+    for spec in description.gripper_specs:
         _gripper_joint(root, spec)
     return sdf
+
+
+def to_sdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
+                joint_names: Optional[Sequence[str]] = None, joint_prefix: str = 'J',
+                tree: Optional[FrameTree] = None,
+                position_limits: Optional[Mapping] = None, hebi_meshes: bool = False,
+                geometry: bool = True, mesh_dir: Optional[str] = None,
+                notes: Optional[List[str]] = None, meshes: str = 'auto',
+                gripper_joints: bool = True) -> ET.Element:
+    """The ``<sdf>`` element of ``model`` (see :func:`to_sdf` for arguments)."""
+    description = describe(model, robot_name, joint_names=joint_names,
+                           joint_prefix=joint_prefix, tree=tree,
+                           position_limits=position_limits, mesh_dir=mesh_dir, meshes=meshes,
+                           hebi_meshes=hebi_meshes, gripper_joints=gripper_joints,
+                           geometry=geometry)
+    return sdf_element(description, notes)
 
 
 def to_sdf(model: RobotModel, robot_name: str = 'hrdf_robot',

@@ -3,7 +3,10 @@
 In: the model (plus naming, limits and geometry options). Out: URDF (or xacro) text, and
 notes on what the export added or replaced (:func:`urdf_notes`).
 
-The link/joint layout is :mod:`hrdf_ros.export.frame_tree`. Numbers are written with full
+What the robot is comes from :mod:`hrdf_ros.description` (:func:`~hrdf_ros.description.
+robot.describe`); this module spells it: :func:`urdf_element` for a
+:class:`~hrdf_ros.description.robot.RobotDescription`, :func:`to_urdf` for a model and
+options. The link/joint layout is :mod:`hrdf_ros.description.frame_tree`. Numbers are written with full
 double precision (``repr``), so forward kinematics of the URDF equal hrdf_ros's (and
 HEBI's) to rounding.
 
@@ -44,19 +47,14 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import List, Mapping, Optional, Sequence
 
-from ..hrdf.catalogue import ACTUATORS
+from ..description.frame_tree import FrameTree, joint_origin
+from ..description.gripper import GripperJointSpec
+from ..description.inertials import FILL_MASS, FILL_MOMENT, LinkInertial, fill_notes
+from ..description.joints import JointSpec
+from ..description.link_shapes import Shape, colour
+from ..description.robot import RobotDescription, describe
 from ..model import RobotModel
-from .frame_tree import FrameTree, build_frame_tree, joint_origin
-from .geometry import Shape, element_geometry
-from .gripper import BASE, GripperJointSpec
-from .gripper_geometry import gripper_part_shapes
-from .hebi_parts import COLOURS
-from .inertials import FILL_MASS, FILL_MOMENT, LinkInertial, fill_notes, link_inertials
-from .joints import add_joint_details, add_transmission, axis_text, joint_spec
-from .limits import limits_for_joints
-from .mesh_sources import MeshSource
-from .meshes import export_meshes
-from .xml_text import comment, document, num, nums, xyz_rpy
+from .xml_text import axis_text, comment, document, num, nums, xyz_rpy
 
 #: SDFormat (1.9, libsdformat 12) merges or drops links whose mass is within this of 0, kg.
 SDFORMAT_MIN_MASS = 1e-6
@@ -83,14 +81,7 @@ def _geometry(parent: ET.Element, tag: str, shape: Shape) -> None:
                                          'scale': nums([shape.size[0]] * 3)})
     if tag == 'visual' and shape.material:
         material = ET.SubElement(node, 'material', {'name': shape.material})
-        ET.SubElement(material, 'color', {'rgba': nums(COLOURS[shape.material])})
-
-
-def shapes_of(element, source: MeshSource, mesh: Optional[str]):
-    """(visual, collision, note) of an element (:func:`~.geometry.element_geometry`)."""
-    spec = ACTUATORS.get(element.type) if element.kind == 'actuator' else None
-    return element_geometry(element, source, mesh, spec.series if spec else None,
-                            spec.output_height if spec else None)
+        ET.SubElement(material, 'color', {'rgba': nums(colour(shape.material))})
 
 
 def _inertial(link: ET.Element, inertial: LinkInertial) -> None:
@@ -119,6 +110,24 @@ def preserved_fixed_joints(tree: FrameTree, inertials: Mapping[str, LinkInertial
             and heavy(parent) and heavy(child)]
 
 
+def _joint_details(node: ET.Element, spec: JointSpec) -> None:
+    """Append ``<axis>`` and (when limited) ``<limit>`` to a URDF ``<joint>``."""
+    ET.SubElement(node, 'axis', {'xyz': axis_text(spec.axis)})
+    limit = spec.limit_values()
+    if limit is not None:
+        ET.SubElement(node, 'limit', {key: num(value) for key, value in limit.items()})
+
+
+def _transmission(robot: ET.Element, joint: str, reduction: float) -> None:
+    """Append a SimpleTransmission for ``joint`` (module docstring) to ``<robot>``."""
+    transmission = ET.SubElement(robot, 'transmission', {'name': f'{joint}_transmission'})
+    ET.SubElement(transmission, 'type').text = 'transmission_interface/SimpleTransmission'
+    ET.SubElement(ET.SubElement(transmission, 'joint', {'name': joint}),
+                  'hardwareInterface').text = 'hardware_interface/PositionJointInterface'
+    actuator = ET.SubElement(transmission, 'actuator', {'name': f'{joint}_actuator'})
+    ET.SubElement(actuator, 'mechanicalReduction').text = num(reduction)
+
+
 def _gripper_joint(robot: ET.Element, spec: GripperJointSpec) -> None:
     node = ET.SubElement(robot, 'joint', {'name': spec.name, 'type': spec.kind})
     _origin(node, spec.origin)
@@ -145,6 +154,68 @@ def _extensions(robot: ET.Element, tree: FrameTree, inertials) -> None:
         ET.SubElement(gazebo, 'preserveFixedJoint').text = 'true'
 
 
+def urdf_element(description: RobotDescription, exact_masses: bool = False,
+                 notes: Optional[List[str]] = None) -> ET.Element:
+    """The URDF ``<robot>`` element of a described robot.
+
+    Args:
+        description: the robot (:func:`~hrdf_ros.description.robot.describe`).
+        exact_masses: HEBI's masses and tensors only, without the physical fill.
+        notes: when given, receives :func:`urdf_notes`-style lines for this export.
+    """
+    model, tree = description.model, description.tree
+    inertials = description.inertials(exact_masses)
+    robot = ET.Element('robot', {'name': description.name})
+    robot.append(ET.Comment(f' Generated by hrdf_ros from {model.path} (HRDF '
+                            f'{".".join(map(str, model.version))}). Units: m, kg, rad. '))
+    fill = fill_notes(inertials, model.total_mass)
+    if fill:
+        robot.append(comment(
+            f'{fill[-1]}: each filled link gets at least {FILL_MASS:g} kg and principal '
+            f'moments of at least {FILL_MOMENT:g} kg m^2, so simulators keep and can move '
+            'it (hrdf_ros.export.inertials); HEBI\'s exact values: exact_masses option.'))
+    if notes is not None:
+        notes.extend(fill)
+        notes.extend(description.mesh_notes)
+    for name in tree.links + [n for g in tree.grippers for n in g.links.values()]:
+        link = ET.SubElement(robot, 'link', {'name': name})
+        if name in inertials:
+            _inertial(link, inertials[name])
+        shapes = description.shapes.get(name)
+        if shapes is None:
+            continue
+        if shapes.note and notes is not None:
+            notes.append(f'{name}: {shapes.note}')
+        for shape in shapes.visual:
+            _geometry(link, 'visual', shape)
+        for shape in shapes.collision:
+            _geometry(link, 'collision', shape)
+    transmissions = []
+    for joint in tree.joints:
+        spec = description.joint_specs.get(joint.name)
+        node = ET.SubElement(robot, 'joint', {'name': joint.name,
+                                              'type': 'fixed' if spec is None else spec.kind})
+        _origin(node, joint_origin(model, joint))
+        ET.SubElement(node, 'parent', {'link': joint.parent})
+        ET.SubElement(node, 'child', {'link': joint.child})
+        if spec is not None:
+            _joint_details(node, spec)
+            transmissions.append((joint.dof, joint.name, spec.reduction))
+    for spec in description.gripper_specs:
+        _gripper_joint(robot, spec)
+    for gripper in tree.grippers:
+        transmissions.append((len(tree.dof_names) + len(transmissions), gripper.joint, 1.0))
+    for _, name, reduction in sorted(transmissions):
+        _transmission(robot, name, reduction)
+    _extensions(robot, tree, inertials)
+    return robot
+
+
+def urdf_text(description: RobotDescription, exact_masses: bool = False) -> str:
+    """The URDF document (UTF-8 XML text) of a described robot."""
+    return document(urdf_element(description, exact_masses))
+
+
 def to_urdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
                  joint_names: Optional[Sequence[str]] = None, joint_prefix: str = 'J',
                  tree: Optional[FrameTree] = None,
@@ -157,65 +228,12 @@ def to_urdf_tree(model: RobotModel, robot_name: str = 'hrdf_robot',
 
     ``notes``, when given, receives :func:`urdf_notes`-style lines for this export.
     """
-    if tree is None:
-        tree = build_frame_tree(model, joint_names, joint_prefix, gripper_joints)
-    limits = limits_for_joints(position_limits, tree.dof_names + tree.gripper_joint_names)
-    inertials = link_inertials(model, tree, exact_masses)
-    source, references, mesh_notes = export_meshes(model, mesh_dir, meshes, hebi_meshes)
-    robot = ET.Element('robot', {'name': robot_name})
-    robot.append(ET.Comment(f' Generated by hrdf_ros from {model.path} (HRDF '
-                            f'{".".join(map(str, model.version))}). Units: m, kg, rad. '))
-    fill = fill_notes(inertials, model.total_mass)
-    if fill:
-        robot.append(comment(
-            f'{fill[-1]}: each filled link gets at least {FILL_MASS:g} kg and principal '
-            f'moments of at least {FILL_MOMENT:g} kg m^2, so simulators keep and can move '
-            'it (hrdf_ros.export.inertials); HEBI\'s exact values: exact_masses option.'))
-    if notes is not None:
-        notes.extend(fill)
-        notes.extend(mesh_notes if geometry else [])
-    element_of_link = {name: i for i, name in enumerate(tree.element_links)}
-    part_of_link = {g.link_of(part): part for g in tree.grippers
-                    for part in [BASE] + list(g.links)}
-    for name in tree.links + [n for g in tree.grippers for n in g.links.values()]:
-        link = ET.SubElement(robot, 'link', {'name': name})
-        if name in inertials:
-            _inertial(link, inertials[name])
-        index = element_of_link.get(name)
-        if not geometry or (index is None and name not in part_of_link):
-            continue
-        if name in part_of_link:
-            visual, collision = gripper_part_shapes(part_of_link[name], source)
-        else:
-            element = model.elements[index]
-            visual, collision, note = shapes_of(element, source,
-                                                references.get(element.mesh_file or ''))
-            if note and notes is not None:
-                notes.append(f'{name}: {note}')
-        for shape in visual:
-            _geometry(link, 'visual', shape)
-        for shape in collision:
-            _geometry(link, 'collision', shape)
-    transmissions = []
-    for joint in tree.joints:
-        element = None if joint.is_fixed else model.elements[joint.element]
-        spec = None if element is None else joint_spec(element, limits.get(joint.name))
-        node = ET.SubElement(robot, 'joint', {'name': joint.name,
-                                              'type': 'fixed' if spec is None else spec.kind})
-        _origin(node, joint_origin(model, joint))
-        ET.SubElement(node, 'parent', {'link': joint.parent})
-        ET.SubElement(node, 'child', {'link': joint.child})
-        if spec is not None:
-            add_joint_details(node, spec)
-            transmissions.append((joint.dof, joint.name, spec.reduction))
-    for gripper in tree.grippers:
-        for spec in gripper.joint_specs(limits.get(gripper.joint)):
-            _gripper_joint(robot, spec)
-        transmissions.append((len(tree.dof_names) + len(transmissions), gripper.joint, 1.0))
-    for _, name, reduction in sorted(transmissions):
-        add_transmission(robot, name, reduction)
-    _extensions(robot, tree, inertials)
-    return robot
+    description = describe(model, robot_name, joint_names=joint_names,
+                           joint_prefix=joint_prefix, tree=tree,
+                           position_limits=position_limits, mesh_dir=mesh_dir, meshes=meshes,
+                           hebi_meshes=hebi_meshes, gripper_joints=gripper_joints,
+                           geometry=geometry)
+    return urdf_element(description, exact_masses, notes)
 
 
 def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
@@ -232,36 +250,36 @@ def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
         robot_name: the URDF ``<robot name>``.
         joint_names: optional names for the degrees of freedom (joint-position order).
         joint_prefix: prefix for generated joint names (default ``J`` -> ``J1``...).
-        tree: a precomputed :class:`~hrdf_ros.export.frame_tree.FrameTree` (overrides the naming
+        tree: a precomputed :class:`~hrdf_ros.description.frame_tree.FrameTree` (overrides the naming
             arguments).
         position_limits: ``{joint name: (lower, upper)}`` in rad (m for prismatic), or
             ``{joint: {'lower', 'upper', 'velocity', 'effort'}}`` (any of them; rad/s,
-            N m) or :class:`~hrdf_ros.export.limits.JointLimit`; rotational joints with
+            N m) or :class:`~hrdf_ros.description.limits.JointLimit`; rotational joints with
             position limits become ``revolute``.
         hebi_meshes: deprecated, the same as ``meshes='package'``.
         geometry: write ``<visual>``/``<collision>`` shapes.
         exact_masses: write HEBI's masses and tensors only, without the physical fill
-            (:mod:`hrdf_ros.export.inertials`); massless links then have no inertial.
+            (:mod:`hrdf_ros.description.inertials`); massless links then have no inertial.
         mesh_dir: a folder with HEBI's mesh files (written as ``file://`` URIs), also
             searched for web meshes (``<mesh_dir>/<host>/<path>``); default
-            ``HRDF_ROS_MESH_DIR``, see :mod:`~hrdf_ros.export.mesh_sources`.
+            ``HRDF_ROS_MESH_DIR``, see :mod:`~hrdf_ros.parts.mesh_sources`.
         meshes: ``'auto'`` (mesh_dir, else hebi_description through the ament index,
             else the user cache, else primitives), ``'package'``
             (``package://hebi_description/...`` whether installed here or not) or
             ``'primitives'`` (no mesh files at all).
         gripper_joints: give parallel grippers (X5Parallel, R8Parallel) their finger
-            joint ``gripper_joint`` and mimic joints (:mod:`hrdf_ros.export.gripper`);
+            joint ``gripper_joint`` and mimic joints (:mod:`hrdf_ros.description.gripper`);
             false: one rigid end effector (ignored when ``tree`` is given: the tree
             decides).
 
     Returns:
         The URDF as a UTF-8 XML string. Nothing is downloaded
-        (:mod:`hrdf_ros.export.mesh_fetch` does that, when asked).
+        (:mod:`hrdf_ros.parts.mesh_fetch` does that, when asked).
 
     Raises:
         ValueError: on invalid or colliding names (see
-            :func:`~hrdf_ros.export.frame_tree.build_frame_tree`), invalid limits, or
-            an unusable mesh option (:class:`~hrdf_ros.export.mesh_sources.MeshSourceError`).
+            :func:`~hrdf_ros.description.frame_tree.build_frame_tree`), invalid limits, or
+            an unusable mesh option (:class:`~hrdf_ros.parts.mesh_sources.MeshSourceError`).
     """
     return document(to_urdf_tree(model, robot_name, joint_names, joint_prefix, tree,
                                  position_limits, hebi_meshes, geometry, exact_masses,
@@ -282,8 +300,7 @@ def urdf_notes(model: RobotModel, tree: Optional[FrameTree] = None,
         mesh_options: ``mesh_dir``, ``meshes``, ``hebi_meshes`` as :func:`to_urdf`.
     """
     notes: List[str] = []
-    to_urdf_tree(model, tree=tree or build_frame_tree(model), exact_masses=exact_masses,
-                 notes=notes, **mesh_options)
+    to_urdf_tree(model, tree=tree, exact_masses=exact_masses, notes=notes, **mesh_options)
     return notes
 
 
@@ -321,7 +338,16 @@ def to_xacro(model: RobotModel, robot_name: str = 'hrdf_robot', standalone: bool
     Raises:
         ValueError: as :func:`to_urdf`.
     """
-    urdf = to_urdf_tree(model, robot_name, **options)
+    exact_masses = options.pop('exact_masses', False)
+    description = describe(model, robot_name, **options)
+    return xacro_text(description, standalone, exact_masses)
+
+
+def xacro_text(description: RobotDescription, standalone: bool = True,
+               exact_masses: bool = False) -> str:
+    """:func:`to_xacro` of a described robot (``exact_masses`` as :func:`to_urdf`)."""
+    robot_name, model = description.name, description.model
+    urdf = urdf_element(description, exact_masses)
     xacro_ns = 'http://www.ros.org/wiki/xacro'
     ET.register_namespace('xacro', xacro_ns)
     root = ET.Element('robot', {'name': robot_name})

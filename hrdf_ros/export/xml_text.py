@@ -46,3 +46,8 @@ def document(root: ET.Element) -> str:
     ET.indent(root, space='  ')
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding='unicode') \
         + '\n'
+
+
+def axis_text(axis) -> str:
+    """``'0 0 1'``, ``'0 0 -1'``: a principal unit axis as URDF/SDFormat/MJCF text."""
+    return ' '.join(f'{float(v) + 0.0:g}' for v in axis)

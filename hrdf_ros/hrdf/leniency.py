@@ -88,7 +88,7 @@ _NOTES = (
         'give a tensor that is not positive semi-definite or breaks the triangle inequality',
         'FORMAT.md 1.1.0-1.6.0 (inertia about the COM); physics',
         'accepts (hebi-py does not use rotational inertia)',
-        'accepts; the URDF export makes the tensor physical (`hrdf_ros.export.inertials`) '
+        'accepts; the URDF export makes the tensor physical (`hrdf_ros.description.inertials`) '
         'unless exact masses are asked for', False),
     WarningCode(
         'included-robot-origin', '`rot`/`trans` on an included file\'s `<robot>`',

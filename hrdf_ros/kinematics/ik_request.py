@@ -119,7 +119,7 @@ def _pair(name: str, value) -> tuple:
 def joint_limit_array(joint_limits, joint_names) -> np.ndarray:
     """(dof, 2) lower/upper bounds (rad or m; -inf/inf: free) from None, a (dof, 2)
     array, or a mapping ``{joint name: (lower, upper)}`` (or values with ``lower`` and
-    ``upper``, as :func:`~hrdf_ros.export.limits.read_limits` gives; None: free) over
+    ``upper``, as :func:`~hrdf_ros.description.limits.read_limits` gives; None: free) over
     ``joint_names`` (dof order).
 
     Raises:

@@ -31,7 +31,7 @@ from sensor_msgs.msg import JointState
 
 from hrdf_ros_interfaces.srv import SolveIk
 
-from ..export.frame_tree import link_frames
+from ..description.frame_tree import link_frames
 from ..kinematics.ik import ORIENTATIONS
 from ..kinematics.rotations import quaternion_to_rotation
 from .loaded_robot import LoadedRobot

@@ -12,14 +12,14 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..hrdf.diagnostics import Diagnostic, HrdfError
-from ..export.frame_tree import FrameTree, build_frame_tree, joint_origin
+from ..description.frame_tree import FrameTree, build_frame_tree, joint_origin
 from ..kinematics import Kinematics
 from ..kinematics import gripper as mechanism
 from ..model import RobotModel
 from ..hrdf.reader import load, loads
-from ..export.hebi_arm import hebi_arm
-from ..export.limits import joint_limits as normalise_limits
-from ..export.ros2_control import Ros2ControlOptions, add_ros2_control
+from ..description.hebi_arm import hebi_arm
+from ..description.limits import joint_limits as normalise_limits
+from ..export.ros2_control import Ros2ControlOptions, add_ros2_control, hebi_arm_options
 from ..hrdf.access import FileAccess
 from ..hrdf.arm_config import ArmConfig
 from ..export.urdf import to_urdf_tree
@@ -42,12 +42,12 @@ class LoadError(Exception):
 class RobotOptions:
     """Node parameters that shape the description: robot name, TF frame prefix, joint
     names, joint limits ``{joint: (lower, upper) | JointLimit}`` (rad or m), where HEBI's
-    meshes come from (``mesh_dir``, ``meshes``: :mod:`hrdf_ros.export.mesh_sources`),
-    HEBI's exact masses (no physical fill, :mod:`hrdf_ros.export.inertials`), the
+    meshes come from (``mesh_dir``, ``meshes``: :mod:`hrdf_ros.parts.mesh_sources`),
+    HEBI's exact masses (no physical fill, :mod:`hrdf_ros.description.inertials`), the
     ros2_control hardware (``None``: no ``<ros2_control>`` block), whether parallel
-    grippers get their finger joint and mimic joints (:mod:`hrdf_ros.export.gripper`),
+    grippers get their finger joint and mimic joints (:mod:`hrdf_ros.description.gripper`),
     and a HEBI arm config whose names, gripper joint, gains limits (under
-    ``position_limits``) and ros2_control parameters apply (:mod:`hrdf_ros.export.hebi_arm`;
+    ``position_limits``) and ros2_control parameters apply (:mod:`hrdf_ros.description.hebi_arm`;
     it replaces ``joint_prefix`` and ``joint_names``)."""
 
     robot_name: str = ''
@@ -138,7 +138,7 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
             hebi = hebi_arm(model, naming.hebi_config, naming.gripper_joints)
             tree = hebi.frame_tree(model)
             limits = hebi.limits_under(limits)[0]
-            control = control and hebi.ros2_control(control.hardware)
+            control = control and hebi_arm_options(hebi, control.hardware)
         else:
             tree = build_frame_tree(model, list(naming.joint_names) or None,
                                     naming.joint_prefix, naming.gripper_joints)

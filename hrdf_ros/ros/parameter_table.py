@@ -13,7 +13,7 @@ from typing import Dict, Optional, Tuple
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 
-from ..export.mesh_sources import MESH_MODES
+from ..parts.mesh_sources import MESH_MODES
 from ..export.ros2_control import HARDWARE_PLUGINS
 from ..kinematics.backend import CHOICES
 from .joint_input import MISSING_JOINT_POLICIES
@@ -145,7 +145,7 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'is HEBI\'s `end_effector_1/input_l_finger`, its gains bound the velocity and '
         'effort limits, its `hrdf` is the default `hrdf_file`, and `ros2_control: hebi` '
         'tells hebi_hardware its `config_pkg` and `config_file` '
-        '(`hrdf_ros.export.hebi_arm`); as `hrdf urdf --hebi-config`.'),
+        '(`hrdf_ros.description.hebi_arm`); as `hrdf urdf --hebi-config`.'),
     ParameterSpec(
         'missing_joints', 'last', 'Position of a joint absent from a joint_states message: '
         'its last value or zero (a gripper\'s finger joint always keeps its last '
@@ -154,12 +154,12 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
     ParameterSpec(
         'position_limits_file', '', 'Joint limits YAML: `{joint: [lower, upper]}` (rad or '
         'm), written as URDF position limits (those joints become `revolute`), or '
-        '`{joint: {lower, upper, velocity, effort}}` (`hrdf_ros.export.limits`).'),
+        '`{joint: {lower, upper, velocity, effort}}` (`hrdf_ros.description.limits`).'),
     ParameterSpec(
         'mesh_dir', '', 'A folder with HEBI\'s mesh files, written as `file://` URIs; '
         'empty: `HRDF_ROS_MESH_DIR`, else hebi_description through the ament index '
         '(`package://` URIs), else the user cache of `hrdf meshes fetch`, else '
-        'primitives (`hrdf_ros.export.mesh_sources`); the source used is logged.'),
+        'primitives (`hrdf_ros.parts.mesh_sources`); the source used is logged.'),
     ParameterSpec(
         'meshes', 'auto', '`auto`: the rule of `mesh_dir`; `package`: '
         '`package://hebi_description` URIs even when it is not installed here; '
@@ -168,7 +168,7 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'hebi_meshes', False, 'Deprecated: `true` means `meshes: package`.'),
     ParameterSpec(
         'exact_masses', False, 'URDF with HEBI\'s masses only, without the physical fill '
-        'simulators need (`hrdf_ros.export.inertials`; the fill is logged).'),
+        'simulators need (`hrdf_ros.description.inertials`; the fill is logged).'),
     ParameterSpec(
         'ros2_control', '', 'Add a `<ros2_control>` block for every movable joint to the '
         'URDF, with that hardware (`hrdf_ros.export.ros2_control`); empty: none. `hebi` '
@@ -177,7 +177,7 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
     ParameterSpec(
         'gripper_joints', True, 'An X5Parallel/R8Parallel gripper gets its finger joint '
         '`gripper_joint` and mimic joints (URDF and /tf); false: one rigid end effector, '
-        'as HEBI\'s library models it (`hrdf_ros.export.gripper`).'),
+        'as HEBI\'s library models it (`hrdf_ros.description.gripper`).'),
     ParameterSpec(
         'kinematics', 'numpy', 'Kinematics path of the FK, Jacobian, IK and gravity '
         'services (TF has its own): `numpy`, `numba` '

@@ -26,11 +26,11 @@ from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValu
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from ..export.limits import read_limits
+from ..description.limits import read_limits
 from ..hrdf.access import FileAccess
 from ..hrdf.arm_config import read_arm_config
 from ..hrdf.diagnostics import HrdfError
-from ..export.mesh_sources import MeshSourceError, mesh_source
+from ..parts.mesh_sources import MeshSourceError, mesh_source
 from ..export.ros2_control import Ros2ControlOptions
 from .joint_input import MISSING_JOINT_POLICIES
 from .loaded_robot import RobotOptions

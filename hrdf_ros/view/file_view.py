@@ -25,9 +25,9 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from ..export.frame_tree import build_frame_tree
-from ..export.geometry import is_web_url
-from ..export.limits import read_limits
+from ..description.frame_tree import build_frame_tree
+from ..parts.geometry import is_web_url
+from ..description.limits import read_limits
 from ..export.urdf import to_urdf
 from ..hrdf.diagnostics import HrdfError
 from ..hrdf.reader import load
@@ -53,7 +53,7 @@ class ViewOptions:
         joint_prefix: prefix of generated joint names.
         limits: path of a joint-limits YAML file (slider ranges), or ``None``.
         mesh_dir, meshes: where HEBI's meshes come from
-            (:func:`hrdf_ros.export.mesh_sources.mesh_source`; nothing is downloaded).
+            (:func:`hrdf_ros.parts.mesh_sources.mesh_source`; nothing is downloaded).
         name: URDF robot name (default: the file name).
         gripper_joints: parallel grippers with their finger joint (a slider).
     """

@@ -2,11 +2,11 @@
 
 In: a ``<mesh filename>`` as the URDF writes it. Out: the path of a local file, or
 :class:`MeshNotFound` saying why there is none. The lookup is the export's own
-(:func:`hrdf_ros.export.mesh_sources.local_mesh_path`, the one rule for where meshes
+(:func:`hrdf_ros.parts.mesh_sources.local_mesh_path`, the one rule for where meshes
 are), as ROS's resource_retriever reads references:
 
 * ``file:///abs/path`` (``file://`` + an absolute path;
-  :func:`hrdf_ros.export.mesh_sources.file_uri` writes them);
+  :func:`hrdf_ros.parts.mesh_sources.file_uri` writes them);
 * ``package://<package>/<path>``: ``<share directory of package>/<path>``, the share
   directory found through the ament index (``AMENT_PREFIX_PATH``: a sourced ROS 2
   install or this repository's ``.venv``);
@@ -24,7 +24,7 @@ import os
 import urllib.parse
 from typing import Optional
 
-from ..export.mesh_sources import local_mesh_path, package_share
+from ..parts.mesh_sources import local_mesh_path, package_share
 from ..hrdf.access import REFUSED, FileAccess
 
 

@@ -5,17 +5,18 @@ package as MoveIt Setup Assistant lays one out (package.xml, CMakeLists.txt,
 .setup_assistant, config/, launch/), which ``colcon build`` installs and
 ``MoveItConfigsBuilder`` loads.
 
-* :mod:`.package` the package (names, templates, writing); :mod:`.config_files` its YAML;
-* :mod:`.groups` planning groups; :mod:`.states` named states; :mod:`.srdf` the SRDF;
-* :mod:`.collision_shapes`, :mod:`.link_poses`, :mod:`.collision_matrix` the
-  self-collision matrix (python-fcl, imported when sampling);
-* :mod:`.limits` velocity, acceleration and effort limits;
-* :mod:`.semantics` groups, matrix and named states together (also the MJCF model's).
+* :mod:`.package` the package (names, templates, writing); :mod:`.config_files` its YAML
+  (grippers' controllers too);
+* :mod:`.srdf` the SRDF; :mod:`.limits` velocity, acceleration and effort limits.
+
+What the SRDF says (planning groups, named states, the self-collision matrix) is the
+robot's, not the package's: :mod:`hrdf_ros.description.semantics` (the MJCF model uses
+it too).
 """
 import importlib
 
 #: The names below come from :mod:`.package` (Jinja2) when first used (PEP 562), so the
-#: other modules (:mod:`.semantics`, which the MJCF writer uses) import without it.
+#: other modules import without it.
 _FROM_PACKAGE = ('MoveItPackage', 'moveit_package', 'package_name_for', 'ros_name',
                  'write_moveit_package')
 

@@ -20,7 +20,17 @@ writes them, with the additions MoveIt 2 needs to plan and execute:
   velocity feed-forward, and hebi_hardware sends NaN, "none", for a velocity nobody
   commands; position and velocity state; ``allow_nonzero_velocity_at_trajectory_end``,
   as Setup Assistant writes);
-* a parallel gripper's controllers in both files: :mod:`.gripper_groups`.
+* a parallel gripper's action controller depends on the ROS distribution
+  (:data:`~hrdf_ros.export.ros2_control.GRIPPER_CONTROLLERS`): Jazzy: ``position_controllers/GripperActionController`` (ros2_controllers'
+  ``gripper_controllers``; control_msgs/GripperCommand), as HEBI documents for its arms
+  (hebi_ros2_examples' README), with MoveIt's ``GripperCommand`` handler; Kilted, where
+  ``gripper_controllers`` is gone: ``parallel_gripper_action_controller/
+  GripperActionController`` (``parallel_gripper_controller``;
+  control_msgs/ParallelGripperCommand) with MoveIt's ``ParallelGripperCommand``
+  handler. Both on the finger joint, action ``<controller>/gripper_cmd``,
+  ``allow_stalling: true`` (a grasp stops the fingers short of the goal).
+  Entries in both files (:func:`moveit_controller_entries`,
+  :func:`ros2_controller_entries`).
 """
 from __future__ import annotations
 
@@ -28,9 +38,9 @@ from typing import Dict, Mapping, Sequence
 
 import yaml
 
-from ..ros2_control import DEFAULT_ROS_DISTRO
-from .gripper_groups import GripperGroup, moveit_controller_entries, ros2_controller_entries
-from .groups import PlanningGroup
+from ...description.gripper_groups import GripperGroup
+from ...description.groups import PlanningGroup
+from ..ros2_control import DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS
 from .limits import JointLimits
 
 #: KDL solver settings (Setup Assistant's defaults): rad, s.
@@ -52,6 +62,24 @@ TRAJECTORY_EXECUTION = {'allowed_execution_duration_scaling': 1.2,
 #: Interfaces the trajectory controllers claim.
 CONTROLLER_COMMAND_INTERFACES = ['position', 'velocity']
 CONTROLLER_STATE_INTERFACES = ['position', 'velocity']
+#: The gripper controller's action server, relative to the controller.
+GRIPPER_ACTION = 'gripper_cmd'
+
+
+def moveit_controller_entries(grippers: Sequence[GripperGroup],
+                              distro: str = DEFAULT_ROS_DISTRO) -> Dict[str, dict]:
+    """``{controller: moveit_simple_controller_manager entry}`` of the grippers."""
+    kind = GRIPPER_CONTROLLERS[distro][2]
+    return {g.controller: {'type': kind, 'joints': [g.joint], 'action_ns': GRIPPER_ACTION,
+                           'default': True} for g in grippers}
+
+
+def ros2_controller_entries(grippers: Sequence[GripperGroup],
+                            distro: str = DEFAULT_ROS_DISTRO) -> Dict[str, tuple]:
+    """``{controller: (type, ros__parameters)}`` of the grippers for ros2_controllers.yaml."""
+    kind = GRIPPER_CONTROLLERS[distro][0]
+    return {g.controller: (kind, {'joint': g.joint, 'allow_stalling': True})
+            for g in grippers}
 
 
 def _yaml(comment: str, data) -> str:

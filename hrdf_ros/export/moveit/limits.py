@@ -1,8 +1,8 @@
 """Joint limits for MoveIt: position, velocity, acceleration and effort of every joint.
 
 In: the model, its frame tree, the URDF read back, and optional user overrides
-(:class:`~hrdf_ros.export.limits.JointLimit` per joint, e.g. from
-:func:`~hrdf_ros.export.limits.read_limits`). Out: :class:`JointLimits` per movable URDF joint
+(:class:`~hrdf_ros.description.limits.JointLimit` per joint, e.g. from
+:func:`~hrdf_ros.description.limits.read_limits`). Out: :class:`JointLimits` per movable URDF joint
 (rad, rad/s, rad/s^2, N m; m, m/s, m/s^2, N for prismatic joints).
 
 Sources of the values:
@@ -19,16 +19,16 @@ Sources of the values:
   accelerates a 0.5 kg m^2 arm at 88 rad/s^2) and close to the 5-10 rad/s^2 other
   vendors ship for MoveIt.
 * **HRDF ``<joint>`` elements** carry no rated values: velocity
-  :data:`~hrdf_ros.export.limits.DEFAULT_JOINT_VELOCITY`, effort
-  :data:`~hrdf_ros.export.limits.DEFAULT_JOINT_EFFORT` (the URDF's), acceleration by the
+  :data:`~hrdf_ros.description.limits.DEFAULT_JOINT_VELOCITY`, effort
+  :data:`~hrdf_ros.description.limits.DEFAULT_JOINT_EFFORT` (the URDF's), acceleration by the
   same rule.
 * **Position**: the URDF's ``lower``/``upper`` (revolute and prismatic joints);
   continuous joints have none (MoveIt refuses position limits on them).
-* **A parallel gripper's joints**: the URDF's (:mod:`hrdf_ros.export.gripper`: HEBI's
+* **A parallel gripper's joints**: the URDF's (:mod:`hrdf_ros.description.gripper`: HEBI's
   gripper settings for the finger joint, mapped through the multiplier for its mimic
   joints), acceleration by the same rule.
 
-Overrides (``--limits``): the format of :mod:`hrdf_ros.export.limits`; position,
+Overrides (``--limits``): the format of :mod:`hrdf_ros.description.limits`; position,
 velocity and effort are the URDF's too, acceleration is MoveIt's only.
 """
 from __future__ import annotations
@@ -37,9 +37,9 @@ from dataclasses import dataclass, replace
 from typing import Dict, Mapping, Optional
 
 from ...model import RobotModel
-from ..frame_tree import FrameTree
-from ..limits import DEFAULT_JOINT_EFFORT, DEFAULT_JOINT_VELOCITY, JointLimit
-from ..urdf_structure import UrdfStructure
+from ...description.frame_tree import FrameTree
+from ...description.limits import DEFAULT_JOINT_EFFORT, DEFAULT_JOINT_VELOCITY, JointLimit
+from ...description.structure import LinkTree
 
 #: Time to reach the velocity limit from rest at the acceleration limit, s.
 ACCELERATION_TIME = 0.5
@@ -65,7 +65,7 @@ class JointLimits:
     source: str
 
 
-def joint_limits(model: RobotModel, tree: FrameTree, urdf: UrdfStructure,
+def joint_limits(model: RobotModel, tree: FrameTree, urdf: LinkTree,
                  overrides: Optional[Mapping[str, JointLimit]] = None,
                  sources: Optional[Mapping[str, str]] = None) -> Dict[str, JointLimits]:
     """Limits of every movable URDF joint, URDF order (see the module docstring).

@@ -19,21 +19,21 @@ from typing import Dict, List, Mapping, Optional
 import jinja2
 import numpy as np
 
+from ...description.collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED
+from ...description.frame_tree import FrameTree, build_frame_tree
+from ...description.gripper_groups import GripperGroup
+from ...description.groups import PlanningGroup
+from ...description.hebi_arm import HebiArm
+from ...description.limits import JointLimit, joint_limits as normalise_limits
+from ...description.link_poses import LinkPoser
+from ...description.robot import describe
+from ...description.semantics import semantics
 from ...model import RobotModel
-from ..frame_tree import FrameTree, build_frame_tree
-from ..hebi_arm import HebiArm
 from ..ros2_control import (DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS, Ros2ControlOptions,
                             ros2_control_xacro)
-from ..urdf import to_urdf, to_xacro
+from ..urdf import urdf_text as urdf_document, xacro_text
 from . import config_files as cf
-from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED
-from .gripper_groups import GripperGroup
-from .groups import PlanningGroup
-from ..limits import JointLimit, joint_limits as normalise_limits
-from ..meshes import export_meshes
 from .limits import joint_limits
-from .link_poses import LinkPoser
-from .semantics import semantics
 from .srdf import WORLD_FRAME, srdf_text, srdf_xacro
 
 #: Where a HEBI arm config that sits in no package is installed, in the package.
@@ -151,7 +151,7 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         joint_prefix: generated joint names (when ``tree`` and ``hebi`` are not given).
         tree: the model's frame tree (default :func:`~..frame_tree.build_frame_tree`).
         limits: user limits per joint, ``{joint: [lower, upper] | mapping | JointLimit}``
-            (:mod:`hrdf_ros.export.limits`); position, velocity and effort also go into
+            (:mod:`hrdf_ros.description.limits`); position, velocity and effort also go into
             the URDF, acceleration into ``joint_limits.yaml`` only.
         samples, seed: random states of the collision matrix (:mod:`.collision_matrix`);
             ``samples=0`` keeps only ``Adjacent`` pairs and needs no python-fcl.
@@ -165,7 +165,7 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
             collision matrix, does not depend on them).
         gripper_joints: parallel grippers get their finger joint, group, end effector
             and controllers (:mod:`.gripper_groups`; ignored when ``tree`` is given).
-        hebi: a HEBI arm config applied to the model (:mod:`hrdf_ros.export.hebi_arm`):
+        hebi: a HEBI arm config applied to the model (:mod:`hrdf_ros.description.hebi_arm`):
             its joint names and gripper joint (and its ``gripper_joints``, not this
             function's), gains limits (under ``limits``) and the
             ``config_pkg``/``config_file`` hebi_hardware is started with; a config in no
@@ -204,9 +204,9 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
             hebi_config_pkg=hebi.config.config_pkg or package,
             hebi_config_file=hebi.config.config_file
             or f'{HEBI_CONFIG_DIR}/{os.path.basename(hebi.config.path)}')
-    urdf_text = to_urdf(model, robot_name, tree=tree, position_limits=overrides,
-                        mesh_dir=mesh_dir, meshes=meshes)
-    meaning = semantics(model, tree, urdf_text, samples, seed)
+    description = describe(model, robot_name, tree=tree, position_limits=overrides,
+                           mesh_dir=mesh_dir, meshes=meshes)
+    meaning = semantics(description, samples, seed)
     urdf = meaning.urdf
     joints = [j.name for j in urdf.joints if j.is_active]
     mimic = {j.name: j.mimic for j in urdf.joints if j.is_movable and j.mimic}
@@ -217,7 +217,7 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
     groups, grippers, poser = meaning.groups, meaning.grippers, meaning.poser
     notes = [] if groups else ['the robot has no degree of freedom: no planning group']
     notes += list(hebi.notes) if hebi is not None else []
-    notes += [n[len('meshes: '):] for n in export_meshes(model, mesh_dir, meshes)[2]]
+    notes += [n[len('meshes: '):] for n in description.mesh_notes]
     notes += meaning.notes
     initial = dict(zip(joints, poser.default_values()))
     initial.update({name: m * initial[source] + o for name, (source, m, o) in mimic.items()})
@@ -240,10 +240,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         '.setup_assistant': cf.setup_assistant_yaml(
             package, robot_name, author_name, author_email,
             _generation_time() if timestamp is None else timestamp),
-        f'config/{robot_name}.urdf': urdf_text,
-        f'config/{robot_name}.macro.xacro': to_xacro(
-            model, robot_name, standalone=False, tree=tree, position_limits=overrides,
-            mesh_dir=mesh_dir, meshes=meshes),
+        f'config/{robot_name}.urdf': urdf_document(description),
+        f'config/{robot_name}.macro.xacro': xacro_text(description, standalone=False),
         f'config/{robot_name}.urdf.xacro':
             env.get_template('config/robot.urdf.xacro.jinja').render(context),
         f'config/{robot_name}.ros2_control.xacro': ros2_control_xacro(

@@ -25,9 +25,9 @@ from typing import Dict, Mapping, Sequence, Tuple
 
 import defusedxml.ElementTree as SafeET
 
-from ..urdf_structure import UrdfStructure
-from .gripper_groups import GripperGroup
-from .groups import PlanningGroup
+from ...description.structure import LinkTree
+from ...description.gripper_groups import GripperGroup
+from ...description.groups import PlanningGroup
 
 #: Parent frame of the virtual joint (the planning frame).
 WORLD_FRAME = 'world'
@@ -37,7 +37,7 @@ def _value(value: float) -> str:
     return repr(float(value)) if value else '0'
 
 
-def srdf_text(urdf: UrdfStructure, groups: Sequence[PlanningGroup],
+def srdf_text(urdf: LinkTree, groups: Sequence[PlanningGroup],
               states: Mapping[str, Mapping[str, Dict[str, float]]],
               disabled: Mapping[Tuple[str, str], str],
               grippers: Sequence[GripperGroup] = ()) -> str:

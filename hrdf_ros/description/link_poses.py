@@ -1,8 +1,8 @@
 """Poses of URDF links for batches of URDF joint values, with hrdf_ros's own kinematics.
 
 In: the :class:`~hrdf_ros.model.RobotModel`, its
-:class:`~hrdf_ros.export.frame_tree.FrameTree` and the URDF read back
-(:class:`~hrdf_ros.export.urdf_structure.UrdfStructure`). Out: (N, L, 4, 4) link poses in
+:class:`~hrdf_ros.description.frame_tree.FrameTree` and its link tree
+(:class:`~.structure.LinkTree`, as the URDF states it). Out: (N, L, 4, 4) link poses in
 the root link frame (m), and random or default joint values the way MoveIt draws them.
 
 Each URDF link is a frame of the model: ``base_link`` is the reference frame (identity),
@@ -20,11 +20,11 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from ...kinematics import Kinematics
-from ...kinematics import gripper as mechanism
-from ...model import RobotModel
-from ..frame_tree import FrameTree, link_frames
-from ..urdf_structure import UrdfStructure
+from ..kinematics import Kinematics
+from ..kinematics import gripper as mechanism
+from ..model import RobotModel
+from .frame_tree import FrameTree, link_frames
+from .structure import LinkTree
 
 
 class LinkPoser:
@@ -38,7 +38,7 @@ class LinkPoser:
         gripper_columns: the columns of the grippers' finger joints.
     """
 
-    def __init__(self, model: RobotModel, tree: FrameTree, urdf: UrdfStructure):
+    def __init__(self, model: RobotModel, tree: FrameTree, urdf: LinkTree):
         """Map every URDF link to a model frame.
 
         Raises:

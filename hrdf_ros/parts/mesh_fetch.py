@@ -193,7 +193,7 @@ def fetch_web_meshes(model: RobotModel, folder: Optional[str] = None,
     Raises:
         MeshDownloadError: the first download that fails (the ones before it are kept:
             each is a whole file).
-        hrdf_ros.export.mesh_sources.MeshSourceError: a URL without host or file name.
+        hrdf_ros.parts.mesh_sources.MeshSourceError: a URL without host or file name.
     """
     folder = folder or web_cache_folder(environ)
     fetched = []

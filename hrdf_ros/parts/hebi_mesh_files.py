@@ -4,7 +4,7 @@ In: nothing. Out: :data:`COMMIT` (the hebi_description commit the files come fro
 :data:`DEFAULT_URL` (where ``hrdf meshes fetch`` downloads them: ``<url>/meshes/<file>``)
 and :data:`FILES` ``{file name: (bytes, SHA-256 hex digest)}``, computed from that
 commit's files (HebiRobotics/hebi_description, branch ros2/jazzy, 2025-02-25), one per
-file :func:`hrdf_ros.export.hebi_parts.mesh_files` names (test_mesh_fetch.py checks
+file :func:`hrdf_ros.parts.hebi_parts.mesh_files` names (test_mesh_fetch.py checks
 that the two lists agree). A downloaded file whose digest differs is refused.
 """
 

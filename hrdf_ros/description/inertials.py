@@ -2,7 +2,7 @@
 fill where HEBI's model leaves a body without mass or rotational inertia.
 
 In: a :class:`~hrdf_ros.model.RobotModel` and its
-:class:`~hrdf_ros.export.frame_tree.FrameTree`. Out: one :class:`LinkInertial` per link
+:class:`~hrdf_ros.description.frame_tree.FrameTree`. Out: one :class:`LinkInertial` per link
 that gets an ``<inertial>`` (mass kg; COM frame (4, 4) in the link frame, m; inertia
 (ixx, iyy, izz, ixy, ixz, iyz) about the COM in the COM frame's axes, kg m^2), and
 human-readable notes saying where the fill went.
@@ -121,7 +121,7 @@ def link_inertials(model: RobotModel, tree: FrameTree,
     """
     out: Dict[str, LinkInertial] = {}
     element_of_link = {name: i for i, name in enumerate(tree.element_links)}
-    # a parallel gripper's mass is split over its links (hrdf_ros.export.gripper)
+    # a parallel gripper's mass is split over its links (hrdf_ros.description.gripper)
     split = {}
     for gripper in tree.grippers:
         element = model.elements[gripper.element]

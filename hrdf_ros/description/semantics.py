@@ -2,8 +2,9 @@
 model: planning groups, parallel grippers' groups, the self-collision matrix and the
 named states ``zero`` and ``home``.
 
-In: the model, its frame tree and its URDF text. Out: :class:`Semantics`. Needs no
-Jinja2; python-fcl only when ``samples`` > 0 (:mod:`.collision_matrix`).
+In: a :class:`~.robot.RobotDescription` (its link tree, link poses and collision
+shapes; no URDF is written or read). Out: :class:`Semantics`. Needs no Jinja2;
+python-fcl only when ``samples`` > 0 (:mod:`.collision_matrix`).
 """
 from __future__ import annotations
 
@@ -12,15 +13,14 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from ...model import RobotModel
-from ..frame_tree import FrameTree
-from ..urdf_structure import UrdfStructure, parse_urdf
 from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, collision_matrix
 from .collision_shapes import CollisionShapes, collision_shapes
 from .gripper_groups import GripperGroup, gripper_groups
 from .groups import PlanningGroup, planning_groups
 from .link_poses import LinkPoser
+from .robot import RobotDescription
 from .states import CLEARANCE, home_state, zero_state
+from .structure import LinkTree
 
 
 @dataclass
@@ -28,8 +28,8 @@ class Semantics:
     """A robot's planning groups, collision matrix and named states.
 
     Attributes:
-        urdf: the URDF read back.
-        poser: link poses and Jacobians of that URDF.
+        urdf: the robot's link tree (as its URDF states it).
+        poser: link poses and Jacobians of those links.
         groups: the planning groups (:mod:`.groups`).
         grippers: the parallel grippers' groups (:mod:`.gripper_groups`).
         shapes: the collision shapes the matrix was computed on.
@@ -43,7 +43,7 @@ class Semantics:
             (``samples=0``).
     """
 
-    urdf: UrdfStructure
+    urdf: LinkTree
     poser: LinkPoser
     groups: List[PlanningGroup]
     grippers: List[GripperGroup]
@@ -69,13 +69,12 @@ class Semantics:
         return values
 
 
-def semantics(model: RobotModel, tree: FrameTree, urdf_text: str,
-              samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED) -> Semantics:
+def semantics(description: RobotDescription, samples: int = DEFAULT_SAMPLES,
+              seed: int = DEFAULT_SEED) -> Semantics:
     """Groups, collision matrix and named states of a robot (the SRDF's content).
 
     Args:
-        model, tree: the robot and its naming.
-        urdf_text: its URDF (the collision shapes and limits are read from it).
+        description: the robot (its links, limits and collision shapes).
         samples, seed: random states of the collision matrix (:mod:`.collision_matrix`);
             0: only ``Adjacent`` pairs, no python-fcl, ``home`` not collision checked.
 
@@ -83,14 +82,15 @@ def semantics(model: RobotModel, tree: FrameTree, urdf_text: str,
         ImportError: python-fcl missing while ``samples`` > 0.
         ValueError: ``samples`` < 0.
     """
-    urdf = parse_urdf(urdf_text)
+    model, tree = description.model, description.tree
+    urdf = description.link_tree()
     active = [j.name for j in urdf.joints if j.is_active]
     gripper_links = [link for g in tree.grippers for link in g.links.values()]
     groups = planning_groups(urdf, tree.end_effector_links, gripper_links) if active else []
     grippers = gripper_groups(tree, urdf, groups)
     poser = LinkPoser(model, tree, urdf)
     if samples:
-        shapes = collision_shapes(urdf_text)
+        shapes = collision_shapes(description.collision_geometry())
         checker = CollisionChecker(shapes, poser)
     else:   # Adjacent pairs only: which links have geometry is all that counts
         shapes = CollisionShapes([n for n in urdf.links if n in urdf.collision_links], [])

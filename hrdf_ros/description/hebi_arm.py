@@ -8,7 +8,7 @@ the node and the MoveIt package all take their names and limits from, so they ag
 * **Joint names**: the config's ``names`` (sanitised), one per degree of freedom in
   HEBI's joint order, the order hebi_hardware matches modules to joints in.
 * **The gripper's finger joint** (X5Parallel/R8Parallel): HEBI's name,
-  :data:`~hrdf_ros.export.gripper.HEBI_GRIPPER_JOINT` (``end_effector_1/input_l_finger``),
+  :data:`~hrdf_ros.description.gripper.HEBI_GRIPPER_JOINT` (``end_effector_1/input_l_finger``),
   the joint hebi_description's kit URDFs, hebi_ros2_examples' arm node (its
   joint_states) and its documented gripper controller use: joint states from HEBI's own
   nodes then move this robot's TF and MoveIt's state without remapping. hebi_hardware is
@@ -20,7 +20,8 @@ the node and the MoveIt package all take their names and limits from, so they ag
   there, so a faster plan would not be followed), e.g. X8-9 3.4 rad/s instead of
   4.08, X8-16 1.8 instead of 2.09, X8-9 effort 23 N m (rated) under the gains' 25.
   A config without usable gains keeps the rated values.
-* **hebi_hardware**: ``config_pkg`` and ``config_file`` from the config's package.
+* **hebi_hardware**: ``config_pkg`` and ``config_file`` from the config's package
+  (:func:`hrdf_ros.export.ros2_control.hebi_arm_options` writes them).
   hebi_hardware requires exactly the config's modules plus one joint with a gripper
   (its on_activate check), so a config that says ``has_gripper: false`` for a robot
   with a finger joint is refused (export it with ``gripper_joints=False``).
@@ -37,7 +38,6 @@ from ..model import RobotModel
 from .frame_tree import FrameTree, build_frame_tree
 from .gripper import HEBI_GRIPPER_JOINT
 from .limits import DEFAULT_JOINT_EFFORT, DEFAULT_JOINT_VELOCITY, JointLimit, overlay_limits
-from .ros2_control import Ros2ControlOptions
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class HebiArm:
         """The model's frame tree with the config's joint and finger joint names.
 
         Raises:
-            ValueError: as :func:`~hrdf_ros.export.frame_tree.build_frame_tree`.
+            ValueError: as :func:`~hrdf_ros.description.frame_tree.build_frame_tree`.
         """
         return build_frame_tree(model, self.joint_names, gripper_joints=self.gripper_joints,
                                 finger_joint_names=self.finger_joints)
@@ -84,23 +84,6 @@ class HebiArm:
     def gripper_joint(self) -> str:
         """The joint hebi_hardware drives as the gripper, or ``''``."""
         return self.finger_joints[0] if self.finger_joints else ''
-
-    def ros2_control(self, hardware: str = 'hebi', config_pkg: str = '',
-                     config_file: str = '') -> Ros2ControlOptions:
-        """ros2_control options naming this config (``config_pkg``/``config_file``: the
-        config's own unless given, e.g. by a package that installs the config).
-
-        Raises:
-            ValueError: ``hebi`` hardware for a config in no ROS package (hebi_hardware
-                finds configs only through a package) and none given.
-        """
-        package = config_pkg or self.config.config_pkg
-        relative = config_file or self.config.config_file
-        if hardware == 'hebi' and not package:
-            raise ValueError(f'{self.config.path} is in no ROS package (no package.xml '
-                             'above it), and hebi_hardware finds its config through one: '
-                             'put it in a package, or let hrdf moveit install it')
-        return Ros2ControlOptions(hardware, package, relative, self.gripper_joint)
 
 
 def _rated(element) -> Tuple[float, float, str]:

@@ -28,7 +28,7 @@ from typing import Dict, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ..frame_tree import BASE_LINK
+from .frame_tree import BASE_LINK
 from .collision_matrix import CollisionChecker, Pair
 from .groups import PlanningGroup
 from .link_poses import LinkPoser

@@ -1,7 +1,7 @@
 """What the exported files write for each HRDF ``mesh_path`` mesh.
 
 In: a :class:`~hrdf_ros.model.RobotModel` (its elements' ``mesh_file``) and the
-:class:`~hrdf_ros.export.mesh_sources.MeshSource` of the export. Out: ``{mesh_file:
+:class:`~hrdf_ros.parts.mesh_sources.MeshSource` of the export. Out: ``{mesh_file:
 reference to write, or None}`` and the notes to report:
 
 * a local mesh file: ``file://`` + its absolute path, not percent-encoded, as ROS's
@@ -66,7 +66,7 @@ def export_meshes(model: RobotModel, mesh_dir: Optional[str] = None, meshes: str
     for web meshes left as URLs, each starting with ``meshes:``.
 
     Raises:
-        hrdf_ros.export.mesh_sources.MeshSourceError: an unusable option.
+        hrdf_ros.parts.mesh_sources.MeshSourceError: an unusable option.
     """
     source = mesh_source(mesh_dir, 'package' if hebi_meshes else meshes)
     references, notes = mesh_references(model, source)

@@ -1,8 +1,8 @@
 """What each link of the parallel gripper looks like: its visual and collision shapes.
 
 In: a gripper part name (``base`` or one of :data:`hrdf_ros.kinematics.gripper.PART_NAMES`)
-and where HEBI's meshes come from (:class:`~hrdf_ros.export.mesh_sources.MeshSource`).
-Out: (visual, collision) :class:`~hrdf_ros.export.geometry.Shape` lists in that part's
+and where HEBI's meshes come from (:class:`~hrdf_ros.parts.mesh_sources.MeshSource`).
+Out: (visual, collision) :class:`~hrdf_ros.parts.geometry.Shape` lists in that part's
 link frame (m), which is the frame of HEBI's link of the same part in
 ``hebi_description`` ``urdf/components/end_effector.xacro``.
 

@@ -1,7 +1,7 @@
 """Planning groups of a URDF tree: one chain per segment between branch points and tips.
 
-In: the URDF read back (:class:`~hrdf_ros.export.urdf_structure.UrdfStructure`) and the
-end-effector links (from the :class:`~hrdf_ros.export.frame_tree.FrameTree`). Out:
+In: the link tree (:class:`~.structure.LinkTree`, as the URDF states it) and the
+end-effector links (from the :class:`~hrdf_ros.description.frame_tree.FrameTree`). Out:
 :class:`PlanningGroup` s, each a ``<chain>`` from ``base`` to ``tip`` with at least one
 movable joint.
 
@@ -15,15 +15,15 @@ and a trunk with joints below a branch point is a group of its own. Groups never
 joint, so all their controllers can run at once; a path without a movable joint (a
 chassis, a tool mounted on it) is no group. Groups are named ``arm`` when there is one,
 else ``arm1``, ``arm2``... in tree order (stops in pre-order, each stop's paths in URDF
-child order, so the legs of a hexapod are numbered like its end effectors). A group with fewer than 6 joints cannot
-reach arbitrary poses: its IK is position-only (:attr:`PlanningGroup.position_only`).
+child order, so the legs of a hexapod are numbered like its end effectors). A group with
+fewer than 6 joints cannot reach arbitrary poses: its IK is position-only (:attr:`PlanningGroup.position_only`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
-from ..urdf_structure import UrdfJoint, UrdfStructure
+from .structure import LinkTree, TreeJoint
 
 #: Joints a group needs for full-pose IK (position and orientation).
 FULL_POSE_DOF = 6
@@ -60,7 +60,7 @@ class PlanningGroup:
         return len(self.joints) < FULL_POSE_DOF
 
 
-def _relevant(urdf: UrdfStructure, children: Dict[str, List[UrdfJoint]],
+def _relevant(urdf: LinkTree, children: Dict[str, List[TreeJoint]],
               end_effectors: set) -> Dict[str, bool]:
     """Per link: its subtree holds a movable joint or an end-effector link."""
     order, stack = [], [urdf.root]
@@ -75,7 +75,7 @@ def _relevant(urdf: UrdfStructure, children: Dict[str, List[UrdfJoint]],
     return relevant
 
 
-def planning_groups(urdf: UrdfStructure, end_effector_links: Sequence[str],
+def planning_groups(urdf: LinkTree, end_effector_links: Sequence[str],
                     ignored_links: Sequence[str] = ()) -> List[PlanningGroup]:
     """The planning groups of a URDF tree (see the module docstring).
 
@@ -95,14 +95,14 @@ def planning_groups(urdf: UrdfStructure, end_effector_links: Sequence[str],
         if tip not in urdf.links:
             raise ValueError(f'end-effector link "{tip}" is not in the URDF')
     end_effectors = set(end_effector_links)
-    children: Dict[str, List[UrdfJoint]] = {}
+    children: Dict[str, List[TreeJoint]] = {}
     ignored = set(ignored_links)
     for joint in urdf.joints:
         if joint.child not in ignored:
             children.setdefault(joint.parent, []).append(joint)
     relevant = _relevant(urdf, children, end_effectors)
 
-    def useful(link: str) -> List[UrdfJoint]:
+    def useful(link: str) -> List[TreeJoint]:
         return [j for j in children.get(link, []) if j.is_movable or relevant[j.child]]
 
     def is_stop(link: str) -> bool:

@@ -1,7 +1,7 @@
 """The self-collision matrix: link pairs MoveIt need not check, computed like MoveIt Setup
 Assistant's (``moveit_setup_srdf_plugins/src/compute_default_collisions.cpp``, kilted).
 
-In: the URDF read back (:class:`~hrdf_ros.export.urdf_structure.UrdfStructure`), its
+In: the link tree (:class:`~.structure.LinkTree`, as the URDF states it), its
 collision geometry (:mod:`.collision_shapes`) and link poses (:class:`.LinkPoser`). Out:
 ``{(link1, link2): reason}`` for every disabled pair of links with collision geometry:
 
@@ -32,7 +32,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from ..urdf_structure import UrdfStructure
+from .structure import LinkTree
 from .collision_shapes import CollisionShapes, require_fcl
 from .link_poses import LinkPoser
 
@@ -56,7 +56,7 @@ _NEXT, _NEXT_NEXT = np.array([1, 2, 0]), np.array([2, 0, 1])
 Pair = Tuple[str, str]
 
 
-def adjacent_pairs(urdf: UrdfStructure, geometry_links: Sequence[str]) -> List[Pair]:
+def adjacent_pairs(urdf: LinkTree, geometry_links: Sequence[str]) -> List[Pair]:
     """Pairs of links with geometry that are adjacent in Setup Assistant's sense.
 
     Args:
@@ -236,7 +236,7 @@ class CollisionChecker:
         return result
 
 
-def collision_matrix(urdf: UrdfStructure, shapes: CollisionShapes, poser: LinkPoser,
+def collision_matrix(urdf: LinkTree, shapes: CollisionShapes, poser: LinkPoser,
                      samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
                      margin: float = NEVER_MARGIN) -> Dict[Pair, str]:
     """Disabled collision pairs and their reasons (see the module docstring).

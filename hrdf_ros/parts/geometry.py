@@ -1,12 +1,12 @@
 """Visual and collision geometry of HEBI elements, for the URDF and SDFormat.
 
 In: an :class:`~hrdf_ros.model.Element`, the export's
-:class:`~hrdf_ros.export.mesh_sources.MeshSource` and, for an HRDF ``mesh_path``, the
+:class:`~hrdf_ros.parts.mesh_sources.MeshSource` and, for an HRDF ``mesh_path``, the
 reference to write. Out: :class:`Shape` lists for ``<visual>`` and ``<collision>``, in
 the element's input frame, visuals with a colour (a key of
-:data:`~hrdf_ros.export.hebi_parts.COLOURS`).
+:data:`~hrdf_ros.parts.hebi_parts.COLOURS`).
 
-* A part HEBI has meshes for (:func:`~hrdf_ros.export.hebi_parts.part_pieces`: X5, X8,
+* A part HEBI has meshes for (:func:`~hrdf_ros.parts.hebi_parts.part_pieces`: X5, X8,
   R8, T5, T8 actuators, X5/R8 light and heavy brackets, X5/R8 link caps and tube,
   parallel grippers) is drawn with HEBI's meshes where the mesh source has them, placed
   and coloured as HEBI does; its collision geometry is always the boxes and cylinders
@@ -61,7 +61,7 @@ class Shape:
             (radius,) m; mesh (scale,) (1 for metres, 0.001 for millimetres).
         pose: (4, 4) pose in the link (input) frame.
         filename: mesh file name or URL (meshes only).
-        material: colour name (a key of :data:`~hrdf_ros.export.hebi_parts.COLOURS`)
+        material: colour name (a key of :data:`~hrdf_ros.parts.hebi_parts.COLOURS`)
             for visuals, ``None`` for collision shapes.
     """
 
@@ -147,7 +147,7 @@ def element_geometry(element: Element, source: MeshSource, mesh: Optional[str] =
         source: where HEBI's part meshes come from.
         mesh: the reference to write for the element's HRDF ``mesh_path`` (its URL, a
             ``file://`` URI of the file or of a local copy;
-            :func:`~hrdf_ros.export.meshes.mesh_references`), ``None``: primitives.
+            :func:`~hrdf_ros.parts.meshes.mesh_references`), ``None``: primitives.
         series: interface series of an actuator (``X``, ``R8``, ``R25``), for the
             housing size of actuators without a HEBI mesh.
         output_height: actuator output height, m.

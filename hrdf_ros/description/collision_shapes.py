@@ -1,8 +1,11 @@
-"""Collision geometry of a URDF, as python-fcl objects with bounding boxes.
+"""Collision geometry of a robot's links, as python-fcl objects with bounding boxes.
 
-In: URDF text. Out: :class:`CollisionShapes`, one :class:`LinkShape` per ``<collision>``
-(box, cylinder, sphere, or a local STL/OBJ mesh), with its pose in the link frame and an
-oriented bounding box used by :mod:`.collision_matrix` to skip pairs that cannot touch.
+In: each link's collision geometry as :class:`CollisionGeometry` (from the description's
+link shapes, :func:`geometry_of_shape`, or a URDF document read by
+:func:`hrdf_ros.export.urdf_structure.urdf_collisions`). Out: :class:`CollisionShapes`,
+one :class:`LinkShape` per shape (box, cylinder, sphere, or a local STL/OBJ mesh), with
+its pose in the link frame and an oriented bounding box used by :mod:`.collision_matrix`
+to skip pairs that cannot touch.
 
 URDF conventions (the same as MoveIt's and FCL's): a box is centred on its origin, a
 cylinder is centred with its axis along z, a mesh is scaled by ``scale`` then placed at
@@ -19,15 +22,13 @@ from __future__ import annotations
 
 import os
 import struct
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 from urllib.parse import unquote, urlparse
 
-import defusedxml.ElementTree as SafeET
 import numpy as np
 
-from ...kinematics.rotations import rpy_to_rotation
+from ..kinematics.rotations import rotation_to_rpy, rpy_to_rotation
 
 #: Install hint printed when python-fcl is missing.
 FCL_HINT = ('the self-collision matrix needs python-fcl: pip install python-fcl '
@@ -45,6 +46,41 @@ def require_fcl():
     except ImportError as exc:
         raise ImportError(f'{FCL_HINT} ({exc})') from None
     return fcl
+
+
+@dataclass(frozen=True)
+class CollisionGeometry:
+    """One collision shape of a link, as a URDF ``<collision>`` states it.
+
+    Attributes:
+        kind: ``box``, ``cylinder``, ``sphere`` or ``mesh`` (``''`` with ``error``).
+        size: box (x, y, z) sizes; cylinder (radius, length); sphere (radius,); mesh
+            (x, y, z) scale. m.
+        pose: (4, 4) pose of the shape in the link frame (a box and a cylinder centred
+            on it, a cylinder along its z axis; a mesh scaled, then placed).
+        filename: a mesh's URI or path.
+        error: why the shape cannot be read (its link is then opaque).
+    """
+
+    kind: str
+    size: Tuple[float, ...]
+    pose: np.ndarray
+    filename: str = ''
+    error: str = ''
+
+
+def geometry_of_shape(shape) -> CollisionGeometry:
+    """The :class:`CollisionGeometry` of a description shape
+    (:class:`~hrdf_ros.parts.geometry.Shape`), posed as the URDF states it: translation
+    and fixed-axis roll-pitch-yaw, the rotation rebuilt from those angles (what MoveIt
+    and every URDF reader check for collisions)."""
+    pose = np.eye(4)   # + 0.0: a URDF writes -0.0 as 0
+    pose[:3, :3] = rpy_to_rotation(*[float(a) + 0.0 for a in rotation_to_rpy(
+        np.asarray(shape.pose, dtype=float)[:3, :3])])
+    pose[:3, 3] = [float(v) + 0.0 for v in np.asarray(shape.pose, dtype=float)[:3, 3]]
+    if shape.kind == 'mesh':
+        return CollisionGeometry('mesh', (float(shape.size[0]),) * 3, pose, shape.filename)
+    return CollisionGeometry(shape.kind, tuple(float(v) for v in shape.size), pose)
 
 
 @dataclass
@@ -84,17 +120,6 @@ class CollisionShapes:
     links: List[str]
     shapes: List[LinkShape]
     opaque: Dict[str, str] = field(default_factory=dict)
-
-
-def _pose(node: Optional[ET.Element]) -> np.ndarray:
-    pose = np.eye(4)
-    if node is None:
-        return pose
-    xyz = [float(v) for v in node.get('xyz', '0 0 0').split()]
-    rpy = [float(v) for v in node.get('rpy', '0 0 0').split()]
-    pose[:3, :3] = rpy_to_rotation(*rpy)
-    pose[:3, 3] = xyz
-    return pose
 
 
 def _translation(offset) -> np.ndarray:
@@ -152,9 +177,9 @@ def _mesh_path(filename: str) -> Tuple[Optional[str], str]:
     return None, f'mesh {filename} is not a local file'
 
 
-def _mesh(fcl, node: ET.Element, cache: Dict[str, np.ndarray]):
-    """(geometry, centre, half extents) of a ``<mesh>`` in its own (scaled) frame."""
-    path, reason = _mesh_path(node.get('filename', ''))
+def _mesh(fcl, geometry: CollisionGeometry, cache: Dict[str, np.ndarray]):
+    """(fcl geometry, centre, half extents) of a mesh in its own (scaled) frame."""
+    path, reason = _mesh_path(geometry.filename)
     if path is None:
         raise ValueError(reason)
     if path not in cache:
@@ -165,8 +190,7 @@ def _mesh(fcl, node: ET.Element, cache: Dict[str, np.ndarray]):
             cache[path] = reader(data)
         except (ValueError, IndexError, struct.error) as exc:
             raise ValueError(f'mesh {path}: {exc}') from None
-    scale = np.array([float(v) for v in node.get('scale', '1 1 1').split()], dtype=float)
-    corners = cache[path] * scale
+    corners = cache[path] * np.array(geometry.size, dtype=float)
     vertices = corners.reshape(-1, 3)
     model = fcl.BVHModel()
     model.beginModel(len(vertices), len(corners))
@@ -176,65 +200,53 @@ def _mesh(fcl, node: ET.Element, cache: Dict[str, np.ndarray]):
     return model, (low + high) / 2, np.maximum((high - low) / 2, 1e-9)
 
 
-def _shape(fcl, node: ET.Element, cache):
-    """(kind, fcl geometry, bounding-box centre, half extents) of a ``<geometry>``."""
-    child = next((c for c in node if isinstance(c.tag, str)), None)
-    if child is None:
-        raise ValueError('empty <geometry>')
-    if child.tag == 'box':
-        size = np.array([float(v) for v in child.get('size').split()], dtype=float)
-        return 'box', fcl.Box(*size), np.zeros(3), size / 2
-    if child.tag == 'cylinder':
-        radius, length = float(child.get('radius')), float(child.get('length'))
-        return ('cylinder', fcl.Cylinder(radius, length), np.zeros(3),
-                np.array([radius, radius, length / 2]))
-    if child.tag == 'sphere':
-        radius = float(child.get('radius'))
-        return 'sphere', fcl.Sphere(radius), np.zeros(3), np.full(3, radius)
-    if child.tag == 'mesh':
-        geometry, centre, half = _mesh(fcl, child, cache)
-        return 'mesh', geometry, centre, half
-    raise ValueError(f'unsupported geometry <{child.tag}>')
+def _shape(fcl, geometry: CollisionGeometry, cache):
+    """(fcl geometry, bounding-box centre, half extents) of one shape."""
+    if geometry.error:
+        raise ValueError(geometry.error)
+    if geometry.kind == 'box':
+        size = np.array(geometry.size, dtype=float)
+        return fcl.Box(*size), np.zeros(3), size / 2
+    if geometry.kind == 'cylinder':
+        radius, length = geometry.size
+        return fcl.Cylinder(radius, length), np.zeros(3), np.array([radius, radius, length / 2])
+    if geometry.kind == 'sphere':
+        radius = geometry.size[0]
+        return fcl.Sphere(radius), np.zeros(3), np.full(3, radius)
+    if geometry.kind == 'mesh':
+        return _mesh(fcl, geometry, cache)
+    raise ValueError(f'unsupported geometry {geometry.kind}')
 
 
-def collision_shapes(urdf_text: str) -> CollisionShapes:
-    """Every ``<collision>`` of a URDF as fcl geometry.
+def collision_shapes(links: Sequence[Tuple[str, Sequence[CollisionGeometry]]]
+                     ) -> CollisionShapes:
+    """Every link's collision geometry as fcl geometry.
 
     Args:
-        urdf_text: the URDF document.
+        links: ``[(link, its shapes)]`` of the links with collision geometry, in link
+            order.
 
     Returns:
         The shapes; links whose geometry cannot be read are listed as opaque.
 
     Raises:
         ImportError: python-fcl missing (:func:`require_fcl`).
-        ValueError: the text is not XML.
     """
     fcl = require_fcl()
-    try:
-        root = SafeET.fromstring(urdf_text)
-    except ET.ParseError as exc:
-        raise ValueError(f'URDF is not XML: {exc}') from None
-    links, shapes, opaque, cache = [], [], {}, {}
-    for link in root.findall('link'):
-        collisions = link.findall('collision')
-        if not collisions:
+    names, shapes, opaque, cache = [], [], {}, {}
+    for name, geometries in links:
+        if not geometries:
             continue
-        index = len(links)
-        name = link.get('name')
-        links.append(name)
+        index = len(names)
+        names.append(name)
         found = []
         try:
-            for collision in collisions:
-                geometry = collision.find('geometry')
-                if geometry is None:
-                    raise ValueError('<collision> without <geometry>')
-                kind, shape, centre, half = _shape(fcl, geometry, cache)
-                pose = _pose(collision.find('origin'))
-                found.append(LinkShape(index, kind, pose @ _translation(centre), half,
-                                       shape, pose))
+            for geometry in geometries:
+                shape, centre, half = _shape(fcl, geometry, cache)
+                found.append(LinkShape(index, geometry.kind, geometry.pose @ _translation(centre),
+                                       half, shape, geometry.pose))
         except (ValueError, TypeError, AttributeError, OSError) as exc:
             opaque[name] = str(exc)
             continue
         shapes.extend(found)
-    return CollisionShapes(links, shapes, opaque)
+    return CollisionShapes(names, shapes, opaque)

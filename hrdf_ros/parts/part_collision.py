@@ -5,7 +5,7 @@ meshes at commit 49ee000); do not edit. In: nothing. Out: :data:`SHAPES`,
 ``{mesh file: ((kind, size, xyz, rpy), ...)}``: ``box`` size (x, y, z) or
 ``cylinder`` (radius, length; axis along z of its pose), m; pose (xyz m, URDF rpy
 rad) in the mesh's frame after its 0.001 scale, the frame a
-:class:`~hrdf_ros.export.hebi_parts.Piece` places. Together the shapes of a mesh
+:class:`~hrdf_ros.parts.hebi_parts.Piece` places. Together the shapes of a mesh
 contain its every vertex; their volume is at most 1.5x its convex hull's
 (test/test_part_collision.py checks both on the real meshes). Derived numbers
 only: no mesh data.
