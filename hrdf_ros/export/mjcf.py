@@ -140,7 +140,7 @@ def _build(model: RobotModel, robot_name: str = 'hrdf_robot',
                         f'{".".join(map(str, model.version))}). Units: m, kg, rad.'))
     fill = fill_notes(inertials, model.total_mass)
     if fill:
-        root.append(comment(fill[-1] + ' (see hrdf_ros.export.inertials)'))
+        root.append(comment(fill[-1] + ' (see hrdf_ros.description.inertials)'))
     ET.SubElement(root, 'compiler', {'angle': 'radian', 'autolimits': 'true',
                                      'balanceinertia': 'true'})
     ET.SubElement(root, 'option', {'integrator': 'implicitfast', 'timestep': num(TIMESTEP)})

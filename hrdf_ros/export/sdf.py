@@ -145,7 +145,7 @@ def sdf_element(description: RobotDescription, notes: Optional[List[str]] = None
                        f'{".".join(map(str, model.version))}). Units: m, kg, rad.'))
     fill = fill_notes(inertials, model.total_mass)
     if fill:
-        sdf.append(comment(fill[-1] + ' (see hrdf_ros.export.inertials)'))
+        sdf.append(comment(fill[-1] + ' (see hrdf_ros.description.inertials)'))
     if notes is not None:
         notes.extend(fill)
         notes.extend(description.mesh_notes)

@@ -173,7 +173,7 @@ def urdf_element(description: RobotDescription, exact_masses: bool = False,
         robot.append(comment(
             f'{fill[-1]}: each filled link gets at least {FILL_MASS:g} kg and principal '
             f'moments of at least {FILL_MOMENT:g} kg m^2, so simulators keep and can move '
-            'it (hrdf_ros.export.inertials); HEBI\'s exact values: exact_masses option.'))
+            'it (hrdf_ros.description.inertials); HEBI\'s exact values: exact_masses option.'))
     if notes is not None:
         notes.extend(fill)
         notes.extend(description.mesh_notes)
