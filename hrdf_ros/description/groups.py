@@ -16,7 +16,8 @@ joint, so all their controllers can run at once; a path without a movable joint 
 chassis, a tool mounted on it) is no group. Groups are named ``arm`` when there is one,
 else ``arm1``, ``arm2``... in tree order (stops in pre-order, each stop's paths in URDF
 child order, so the legs of a hexapod are numbered like its end effectors). A group with
-fewer than 6 joints cannot reach arbitrary poses: its IK is position-only (:attr:`PlanningGroup.position_only`).
+fewer than 6 joints cannot reach arbitrary poses: its IK is position-only
+(:attr:`PlanningGroup.position_only`).
 """
 from __future__ import annotations
 

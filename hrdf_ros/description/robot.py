@@ -40,8 +40,8 @@ class RobotDescription:
         source: where HEBI's part meshes come from.
         references: ``{HRDF mesh: reference to write, or None for primitives}``.
         mesh_notes: lines on meshes drawn as primitives or left as URLs (``meshes:``).
-        shapes: ``{link: LinkShapes}`` (empty without geometry).
-        geometry: whether links have shapes at all.
+        shapes: ``{link: LinkShapes}`` of every link that carries a part (empty when
+            described without geometry).
     """
 
     model: RobotModel
@@ -54,7 +54,6 @@ class RobotDescription:
     references: Dict[str, Optional[str]]
     mesh_notes: List[str]
     shapes: Dict[str, LinkShapes]
-    geometry: bool = True
     _inertials: Dict[bool, Dict[str, LinkInertial]] = field(default_factory=dict, repr=False)
     _link_tree: Optional[LinkTree] = field(default=None, repr=False)
 
@@ -66,13 +65,6 @@ class RobotDescription:
             self._inertials[exact_masses] = link_inertials(self.model, self.tree,
                                                            exact_masses)
         return dict(self._inertials[exact_masses])
-
-    def shape_notes(self, links: Optional[Sequence[str]] = None) -> List[str]:
-        """``'<link>: <note>'`` for each link (default: all, in order) whose mesh was
-        replaced by primitives."""
-        order = self.shapes if links is None else links
-        return [f'{link}: {self.shapes[link].note}' for link in order
-                if link in self.shapes and self.shapes[link].note]
 
     def link_tree(self) -> LinkTree:
         """The kinematic tree as the URDF states it (:func:`~.structure.link_tree`)."""
@@ -123,7 +115,7 @@ def describe(model: RobotModel, robot_name: str = 'hrdf_robot', *,
     gripper_specs = [spec for g in tree.grippers for spec in g.joint_specs(limits.get(g.joint))]
     shapes = link_shapes(model, tree, source, references) if geometry else {}
     return RobotDescription(model, robot_name, tree, limits, specs, gripper_specs, source,
-                            references, mesh_notes if geometry else [], shapes, geometry)
+                            references, mesh_notes if geometry else [], shapes)
 
 
 __all__ = ['RobotDescription', 'describe']

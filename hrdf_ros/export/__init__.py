@@ -4,8 +4,7 @@ In: a :class:`~hrdf_ros.description.robot.RobotDescription` (built from a
 :class:`~hrdf_ros.model.RobotModel` and options). Out: text. A writer decides nothing
 about the robot; :mod:`hrdf_ros.description` does.
 
-* :mod:`.urdf` URDF and the xacro macro; :mod:`.joints` URDF joint details and
-  transmissions;
+* :mod:`.urdf` URDF (joints, transmissions) and the xacro macro;
 * :mod:`.sdf` SDFormat (Gazebo);
 * :mod:`.mjcf` MuJoCo (:mod:`.mjcf_bodies` the body tree);
 * :mod:`.ros2_control` the ``<ros2_control>`` block and its xacro macro (mock, Gazebo,

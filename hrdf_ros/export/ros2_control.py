@@ -22,8 +22,8 @@ Every joint gets command interfaces ``position`` and ``velocity`` and state inte
 ``position``, ``velocity`` and ``effort``, as HEBI's hardware interface exports; the
 position state starts at ``initial_value`` (0 unless given).
 
-URDF ``<mimic>`` joints (a parallel gripper's, :mod:`.gripper`) are not commanded:
-ros2_control (Jazzy, Kilted) refuses command interfaces on them, and computes their
+URDF ``<mimic>`` joints (a parallel gripper's, :mod:`hrdf_ros.description.gripper`) are not
+commanded: ros2_control (Jazzy, Kilted) refuses command interfaces on them, and computes their
 ``position`` and ``velocity`` states from the joint they follow when they are listed
 with state interfaces only, which is how gz_ros2_control enforces mimic joints in Gazebo
 and mock_components mirrors them. They are listed so for ``mock`` and ``gazebo``; for

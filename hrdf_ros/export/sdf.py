@@ -6,8 +6,8 @@ In: the model (naming, limits, geometry options as for the URDF). Out: SDFormat 
 Layout, with the URDF's names (:mod:`hrdf_ros.description.frame_tree`):
 
 * one ``<link>`` per element, at its input frame, with the same inertial as the URDF
-  (:mod:`.inertials`, including the physical fill, which SDFormat needs on every link:
-  it gives a link without ``<inertial>`` 1 kg) and the same visual/collision shapes;
+  (:mod:`hrdf_ros.description.inertials`, including the physical fill, which SDFormat needs on every
+  link: it gives a link without ``<inertial>`` 1 kg) and the same visual/collision shapes;
   each link's ``<pose relative_to="<parent link>">`` is the URDF joint origin;
 * ``base_link`` (the reference frame) is a ``<frame>`` at the model origin, not a body;
   end effectors and free element outputs (``end_effector``, ``<element>_output``) are
@@ -21,8 +21,8 @@ Poses are written with full double precision (``repr``), so frames equal hrdf_ro
 (and HEBI's) to rounding. Gear ratios: a joint value is the joint's motion, as in the
 URDF (HEBI position = gear ratio x value).
 
-A parallel gripper (:mod:`.gripper`) adds its part links, its finger joint and the
-joints that follow it. Those are SDFormat mimic joints, ``<axis><mimic joint>``, which
+A parallel gripper (:mod:`hrdf_ros.description.gripper`) adds its part links, its finger joint and
+the joints that follow it. Those are SDFormat mimic joints, ``<axis><mimic joint>``, which
 SDFormat has from 1.11 on (libsdformat 14, Gazebo Harmonic), so a robot with a gripper
 is written as SDFormat :data:`MIMIC_SDF_VERSION` (otherwise :data:`SDF_VERSION`; with
 ``gripper_joints=False`` the gripper is rigid and the file 1.9, for libsdformat 12 /

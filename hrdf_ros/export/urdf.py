@@ -3,33 +3,36 @@
 In: the model (plus naming, limits and geometry options). Out: URDF (or xacro) text, and
 notes on what the export added or replaced (:func:`urdf_notes`).
 
-What the robot is comes from :mod:`hrdf_ros.description` (:func:`~hrdf_ros.description.
-robot.describe`); this module spells it: :func:`urdf_element` for a
-:class:`~hrdf_ros.description.robot.RobotDescription`, :func:`to_urdf` for a model and
-options. The link/joint layout is :mod:`hrdf_ros.description.frame_tree`. Numbers are written with full
-double precision (``repr``), so forward kinematics of the URDF equal hrdf_ros's (and
-HEBI's) to rounding.
+What the robot is comes from :mod:`hrdf_ros.description`
+(:func:`~hrdf_ros.description.robot.describe`); this module spells it:
+:func:`urdf_element` for a :class:`~hrdf_ros.description.robot.RobotDescription`,
+:func:`to_urdf` for a model and options. The link/joint layout is
+:mod:`hrdf_ros.description.frame_tree`. Numbers are written with full double precision
+(``repr``), so forward kinematics of the URDF equal hrdf_ros's (and HEBI's) to rounding.
 
-* Inertials (:mod:`.inertials`): mass (kg), origin at the COM frame (``com_rot`` as rpy),
-  inertia (kg m^2) about the COM in that frame; bodies HEBI leaves without mass or
-  rotational inertia get a tiny documented fill (a comment in the URDF says where), or,
-  with ``exact_masses``, HEBI's values only.
-* Joints, limits and one SimpleTransmission per degree of freedom: :mod:`.joints`.
+* Inertials (:mod:`hrdf_ros.description.inertials`): mass (kg), origin at the COM frame
+  (``com_rot`` as rpy), inertia (kg m^2) about the COM in that frame; bodies HEBI leaves
+  without mass or rotational inertia get a tiny documented fill (a comment in the URDF
+  says where), or, with ``exact_masses``, HEBI's values only.
+* Joints and limits (:mod:`hrdf_ros.description.joints`), and one SimpleTransmission per
+  degree of freedom.
 * A parallel gripper (X5Parallel, R8Parallel): its parts as links on the end effector's
   link, the finger joint (with a transmission) and ``<mimic>`` joints for the rest
-  (:mod:`.gripper`; ``gripper_joints=False``: one rigid end effector, as before).
-* Geometry: every element link has visual and collision shapes from
-  :mod:`.geometry`: HEBI's meshes for HEBI's parts (from the source
-  :mod:`.mesh_sources` picks: ``mesh_dir``, hebi_description, the cache, or primitives)
-  with the collision boxes and cylinders fitted to them, the HRDF's own meshes
-  (:mod:`.meshes`), or primitives; web meshes are drawn but never used for collision.
-  Visuals carry HEBI's colours as named materials with their RGBA.
+  (:mod:`hrdf_ros.description.gripper`; ``gripper_joints=False``: one rigid end
+  effector, as before).
+* Geometry: every element link has visual and collision shapes
+  (:mod:`hrdf_ros.description.link_shapes`, from HEBI's part catalogue,
+  :mod:`hrdf_ros.parts`): HEBI's meshes for HEBI's parts (from the source
+  :mod:`hrdf_ros.parts.mesh_sources` picks: ``mesh_dir``, hebi_description, the cache,
+  or primitives) with the collision boxes and cylinders fitted to them, the HRDF's own
+  meshes (:mod:`hrdf_ros.parts.meshes`), or primitives; web meshes are drawn but never
+  used for collision. Visuals carry HEBI's colours as named materials with their RGBA.
 * Simulator extensions, ignored by ROS tools: ``<gazebo reference="<fixed joint>">
   <preserveFixedJoint>`` so SDFormat's conversion keeps every link (end effectors
   included) as a link instead of merging it into its parent (not for the root joint: the
-  root link has no mass, see :mod:`.inertials`); and ``<mujoco><compiler
-  fusestatic="false" inertiafromgeom="false" balanceinertia="true"/>`` so MuJoCo keeps
-  every link as a body, takes masses from the inertials only, and accepts tensors that
+  root link has no mass, see :mod:`hrdf_ros.description.inertials`); and
+  ``<mujoco><compiler fusestatic="false" inertiafromgeom="false" balanceinertia="true"/>`` so MuJoCo
+  keeps every link as a body, takes masses from the inertials only, and accepts tensors that
   miss the triangle inequality by rounding.
 
 Gear ratios and axes: a URDF joint value is the joint's motion (rad or m) about/along its
@@ -250,8 +253,8 @@ def to_urdf(model: RobotModel, robot_name: str = 'hrdf_robot',
         robot_name: the URDF ``<robot name>``.
         joint_names: optional names for the degrees of freedom (joint-position order).
         joint_prefix: prefix for generated joint names (default ``J`` -> ``J1``...).
-        tree: a precomputed :class:`~hrdf_ros.description.frame_tree.FrameTree` (overrides the naming
-            arguments).
+        tree: a precomputed :class:`~hrdf_ros.description.frame_tree.FrameTree` (overrides the
+            naming arguments).
         position_limits: ``{joint name: (lower, upper)}`` in rad (m for prismatic), or
             ``{joint: {'lower', 'upper', 'velocity', 'effort'}}`` (any of them; rad/s,
             N m) or :class:`~hrdf_ros.description.limits.JointLimit`; rotational joints with
@@ -295,7 +298,7 @@ def urdf_notes(model: RobotModel, tree: Optional[FrameTree] = None,
 
     Args:
         model: the robot.
-        tree: its frame tree (default: :func:`~.frame_tree.build_frame_tree`).
+        tree: its frame tree (default: :func:`~hrdf_ros.description.frame_tree.build_frame_tree`).
         exact_masses: as :func:`to_urdf` (then there is no fill to report).
         mesh_options: ``mesh_dir``, ``meshes``, ``hebi_meshes`` as :func:`to_urdf`.
     """

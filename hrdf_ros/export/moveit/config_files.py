@@ -1,7 +1,7 @@
 """The YAML files of the MoveIt config package, written with PyYAML.
 
-In: planning groups (:mod:`.groups`), joint limits (:mod:`.limits`) and names. Out: the
-text of ``config/kinematics.yaml``, ``joint_limits.yaml``, ``pilz_cartesian_limits.yaml``,
+In: planning groups (:mod:`hrdf_ros.description.groups`), joint limits (:mod:`.limits`) and names.
+Out: the text of ``config/kinematics.yaml``, ``joint_limits.yaml``, ``pilz_cartesian_limits.yaml``,
 ``moveit_controllers.yaml``, ``ros2_controllers.yaml``, ``initial_positions.yaml`` and
 the package's ``.setup_assistant``, laid out as MoveIt Setup Assistant (Jazzy/Kilted)
 writes them, with the additions MoveIt 2 needs to plan and execute:
@@ -21,11 +21,11 @@ writes them, with the additions MoveIt 2 needs to plan and execute:
   commands; position and velocity state; ``allow_nonzero_velocity_at_trajectory_end``,
   as Setup Assistant writes);
 * a parallel gripper's action controller depends on the ROS distribution
-  (:data:`~hrdf_ros.export.ros2_control.GRIPPER_CONTROLLERS`): Jazzy: ``position_controllers/GripperActionController`` (ros2_controllers'
-  ``gripper_controllers``; control_msgs/GripperCommand), as HEBI documents for its arms
-  (hebi_ros2_examples' README), with MoveIt's ``GripperCommand`` handler; Kilted, where
-  ``gripper_controllers`` is gone: ``parallel_gripper_action_controller/
-  GripperActionController`` (``parallel_gripper_controller``;
+  (:data:`~hrdf_ros.export.ros2_control.GRIPPER_CONTROLLERS`): Jazzy:
+  ``position_controllers/GripperActionController`` (ros2_controllers' ``gripper_controllers``;
+  control_msgs/GripperCommand), as HEBI documents for its arms (hebi_ros2_examples' README), with
+  MoveIt's ``GripperCommand`` handler; Kilted, where ``gripper_controllers`` is gone:
+  ``parallel_gripper_action_controller/ GripperActionController`` (``parallel_gripper_controller``;
   control_msgs/ParallelGripperCommand) with MoveIt's ``ParallelGripperCommand``
   handler. Both on the finger joint, action ``<controller>/gripper_cmd``,
   ``allow_stalling: true`` (a grasp stops the fingers short of the goal).

@@ -83,7 +83,7 @@ class MoveItPackage:
         groups: the planning groups.
         disabled: ``{(link1, link2): reason}`` of the collision matrix.
         notes: what a user should know (opaque collision geometry, no groups...).
-        grippers: the parallel grippers' groups (:mod:`.gripper_groups`).
+        grippers: the parallel grippers' groups (:mod:`hrdf_ros.description.gripper_groups`).
     """
 
     name: str
@@ -153,8 +153,9 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
         limits: user limits per joint, ``{joint: [lower, upper] | mapping | JointLimit}``
             (:mod:`hrdf_ros.description.limits`); position, velocity and effort also go into
             the URDF, acceleration into ``joint_limits.yaml`` only.
-        samples, seed: random states of the collision matrix (:mod:`.collision_matrix`);
-            ``samples=0`` keeps only ``Adjacent`` pairs and needs no python-fcl.
+        samples, seed: random states of the collision matrix
+            (:mod:`hrdf_ros.description.collision_matrix`); ``samples=0`` keeps only
+            ``Adjacent`` pairs and needs no python-fcl.
         ros2_control: the default hardware of the ros2_control xacro (``mock``).
         package_name: default :func:`package_name_for` of the robot name.
         author_name, author_email: package maintainer.
@@ -164,7 +165,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
             :func:`~hrdf_ros.export.urdf.to_urdf` (the collision geometry, and so the
             collision matrix, does not depend on them).
         gripper_joints: parallel grippers get their finger joint, group, end effector
-            and controllers (:mod:`.gripper_groups`; ignored when ``tree`` is given).
+            and controllers (:mod:`hrdf_ros.description.gripper_groups`; ignored when ``tree`` is
+            given).
         hebi: a HEBI arm config applied to the model (:mod:`hrdf_ros.description.hebi_arm`):
             its joint names and gripper joint (and its ``gripper_joints``, not this
             function's), gains limits (under ``limits``) and the

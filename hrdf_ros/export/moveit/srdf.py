@@ -1,7 +1,8 @@
 """The MoveIt semantic robot description (SRDF) of a URDF.
 
-In: the URDF read back, planning groups (:mod:`.groups`), named states (:mod:`.states`)
-and the collision matrix (:mod:`.collision_matrix`). Out: SRDF text with
+In: the link tree (as the URDF states it), planning groups (:mod:`hrdf_ros.description.groups`), named states
+(:mod:`hrdf_ros.description.states`) and the collision matrix
+(:mod:`hrdf_ros.description.collision_matrix`). Out: SRDF text with
 
 * a fixed virtual joint ``virtual_joint``: ``world`` -> root link;
 * per planning group a ``<chain base_link tip_link>``;
@@ -11,8 +12,8 @@ and the collision matrix (:mod:`.collision_matrix`). Out: SRDF text with
 * ``<group_state>`` s ``zero`` and ``home`` per planning group;
 * ``<disable_collisions link1 link2 reason>`` per disabled pair (``Adjacent``,
   ``Default``, ``Always``, ``Never``);
-* per parallel gripper (:mod:`.gripper_groups`) its group, ``open`` and ``close``
-  states and ``<end_effector>``, instead of the one-link group of the end-effector link
+* per parallel gripper (:mod:`hrdf_ros.description.gripper_groups`) its group, ``open`` and
+  ``close`` states and ``<end_effector>``, instead of the one-link group of the end-effector link
   it hangs on.
 
 :func:`srdf_xacro` gives the same SRDF with a ``prefix`` before every link and joint name.
