@@ -1,4 +1,4 @@
-"""Fit collision primitives to HEBI's part meshes and write hrdf_ros/export/part_collision.py.
+"""Fit collision primitives to HEBI's part meshes and write hrdf_ros/parts/part_collision.py.
 
 Usage (from the repository root, with the project's .venv, which has trimesh and scipy):
 
@@ -46,7 +46,7 @@ sys.path.insert(0, ROOT)
 from hrdf_ros.parts.hebi_parts import MESH_SCALE, mesh_files  # noqa: E402
 from hrdf_ros.kinematics.rotations import rotation_to_rpy, rpy_to_rotation  # noqa: E402
 
-OUTPUT = os.path.join(ROOT, 'hrdf_ros', 'export', 'part_collision.py')
+OUTPUT = os.path.join(ROOT, 'hrdf_ros', 'parts', 'part_collision.py')
 DEFAULT_MESHES = os.path.normpath(os.path.join(ROOT, '..', 'shared', 'hebi_description',
                                                'meshes'))
 #: Subdivision before fitting, mm: surface points are within MAX_EDGE / 2 of a vertex.

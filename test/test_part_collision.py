@@ -1,4 +1,4 @@
-"""The collision shapes fitted to HEBI's part meshes (hrdf_ros/export/part_collision.py),
+"""The collision shapes fitted to HEBI's part meshes (hrdf_ros/parts/part_collision.py),
 against the real meshes of ../shared/hebi_description (trimesh):
 
 * per mesh file: every vertex of the mesh lies inside the union of its shapes (1 mm
