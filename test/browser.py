@@ -249,8 +249,21 @@ def settled_screenshot(driver, timeout: float = 15.0) -> np.ndarray:
 
 
 def page_text(driver) -> str:
+    """The page's visible text (NoSuchElementException while there is no body)."""
     from selenium.webdriver.common.by import By
     return driver.find_element(By.TAG_NAME, 'body').text
+
+
+def _text_so_far(driver):
+    """:func:`page_text`, or None while the page is being loaded or replaced (no body
+    yet, or the body just replaced): the waits below then poll again, whichever way
+    they wait."""
+    from selenium.common.exceptions import (NoSuchElementException,
+                                            StaleElementReferenceException)
+    try:
+        return page_text(driver)
+    except (NoSuchElementException, StaleElementReferenceException):
+        return None
 
 
 def wait_text(driver, pattern: str, timeout: float = 10.0, absent: bool = False) -> float:
@@ -258,12 +271,12 @@ def wait_text(driver, pattern: str, timeout: float = 10.0, absent: bool = False)
     expression; returns the seconds it took."""
     start = time.monotonic()
     while True:
-        found = re.search(pattern, page_text(driver)) is not None
-        if found != absent:
+        text = _text_so_far(driver)
+        if text is not None and (re.search(pattern, text) is not None) != absent:
             return time.monotonic() - start
         if time.monotonic() - start > timeout:
             raise AssertionError(f'{"still" if absent else "no"} "{pattern}" in the page '
-                                 f'after {timeout} s:\n{page_text(driver)}')
+                                 f'after {timeout} s:\n{_text_so_far(driver)}')
         time.sleep(0.05)
 
 
