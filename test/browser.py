@@ -286,6 +286,18 @@ def sliders(driver):
     return driver.find_elements(By.CSS_SELECTOR, '[role=slider]')
 
 
+def open_page(driver, process, slider_count: int, text: str = 'End effector'):
+    """Open an ``hrdf view`` page (at :func:`camera_query`'s camera), wait up to 30 s for
+    ``text`` and up to 10 s more for ``slider_count`` sliders; it fetched nothing from
+    outside the machine."""
+    driver.get(process.url + camera_query())
+    wait_text(driver, text, timeout=30)
+    deadline = time.monotonic() + 10
+    while len(sliders(driver)) != slider_count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert outside_requests(requested_urls(driver)) == []
+
+
 def slider(driver, label: str):
     """The slider labelled ``label``."""
     from selenium.webdriver.common.by import By

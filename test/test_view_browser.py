@@ -22,7 +22,7 @@ import time
 import numpy as np
 import pytest
 
-from browser import (camera_query, checkbox, checked_browser, chromium,
+from browser import (checkbox, checked_browser, chromium, open_page,
                      click_button, code_blocks, outside_requests, page_text, project,
                      require_browser, requested_urls, settled_screenshot, slider,
                      slider_labels, sliders, view_processes, wait_text)
@@ -97,15 +97,6 @@ def view(request):
     """Start ``hrdf view`` with the test's arguments; stop it with SIGINT at the end:
     exit 0, within 5 s, no process left (:func:`browser.view_processes`)."""
     yield from view_processes(prefix_env)
-
-
-def open_page(driver, process, slider_count: int):
-    driver.get(process.url + camera_query())
-    wait_text(driver, 'End effector', timeout=30)
-    deadline = time.monotonic() + 10
-    while len(sliders(driver)) != slider_count and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert outside_requests(requested_urls(driver)) == []
 
 
 def kit_path(kit):

@@ -14,9 +14,8 @@ import time
 import numpy as np
 import pytest
 
-from browser import (camera_query, checkbox, checked_browser, code_blocks, outside_requests,
-                     page_text, project, require_browser, requested_urls, settled_screenshot,
-                     sliders, view_processes, wait_text)
+from browser import (checkbox, checked_browser, code_blocks, open_page, page_text, project,
+                     require_browser, settled_screenshot, view_processes, wait_text)
 from conftest import KITS_DIR
 from hebi_description import prefix_env
 from hrdf_ros import Kinematics, load
@@ -28,6 +27,8 @@ HANDLE = '/ik_handles/0'
 ARM = os.path.join(KITS_DIR, 'A-2085-06.hrdf')
 #: the arm's start (its end effector in the middle of the test camera's picture)
 START = ['--meshes', 'primitives', '--positions', '0 1 1.5 0 0.5 0']
+#: Text of the IK panel: the page is up when it shows.
+PANEL = 'Move the end effector'
 Q0 = np.array([0.0, 1.0, 1.5, 0.0, 0.5, 0.0])
 ARM_7 = os.path.join(KITS_DIR, 'A-2099-07.hrdf')
 
@@ -40,15 +41,6 @@ def browser():
 @pytest.fixture
 def view():
     yield from view_processes(prefix_env)
-
-
-def open_page(driver, process, slider_count):
-    driver.get(process.url + camera_query())
-    wait_text(driver, 'Move the end effector', timeout=30)
-    deadline = time.monotonic() + 10
-    while len(sliders(driver)) != slider_count and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert outside_requests(requested_urls(driver)) == []
 
 
 def panel_left(driver) -> int:
@@ -82,7 +74,7 @@ def angle_between(a, b):
 
 def test_the_handle_is_drawn_at_the_end_effector(browser, view):
     process = view(ARM, *START)
-    open_page(browser, process, 6)
+    open_page(browser, process, 6, PANEL)
     shown = settled_screenshot(browser)
     checkbox(browser, 'handles').click()
     hidden = settled_screenshot(browser)
@@ -105,7 +97,7 @@ def test_the_handle_is_drawn_at_the_end_effector(browser, view):
 
 def test_moving_the_handle_puts_the_end_effector_there(browser, view):
     process = view(ARM, *START)
-    open_page(browser, process, 6)
+    open_page(browser, process, 6, PANEL)
     kinematics = Kinematics(load(ARM))
     client = ViserClient(process.url)
     try:
@@ -125,7 +117,7 @@ def test_moving_the_handle_puts_the_end_effector_there(browser, view):
 
 def test_an_unreachable_handle_turns_red_and_the_arm_stays(browser, view):
     process = view(ARM, *START)
-    open_page(browser, process, 6)
+    open_page(browser, process, 6, PANEL)
     client = ViserClient(process.url)
     canvas = browser.find_element('tag name', 'canvas').rect
     try:
@@ -157,7 +149,7 @@ def test_an_unreachable_handle_turns_red_and_the_arm_stays(browser, view):
 def test_the_objective_switch_position_only(browser, view):
     from selenium.webdriver.common.by import By
     process = view(ARM, *START)
-    open_page(browser, process, 6)
+    open_page(browser, process, 6, PANEL)
     kinematics = Kinematics(load(ARM))
     client = ViserClient(process.url)
     try:
@@ -181,7 +173,7 @@ def test_thirty_updates_a_second_on_a_7dof_kit_without_a_backlog(browser, view):
     it), and the page shows the last target as soon after the last update as it shows a
     single update (no queue building up)."""
     process = view(ARM_7, '--meshes', 'primitives')
-    open_page(browser, process, 7)
+    open_page(browser, process, 7, PANEL)
     kinematics = Kinematics(load(ARM_7))
     start = np.array([0.2, 0.7, 0.0, 1.4, 0.1, 0.6, 0.0])
     path = start + 0.4 * np.sin(np.linspace(0, np.pi, 90))[:, None] * \
