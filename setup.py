@@ -1,13 +1,19 @@
 import os
+import re
 from glob import glob
 
 from setuptools import find_packages, setup
 
 package_name = 'hrdf_ros'
+# The version is package.xml's (the ROS manifest, what colcon and rosdep read); the
+# installed metadata carries it to hrdf_ros.__version__ and `hrdf --version`.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'package.xml'),
+          encoding='utf-8') as manifest:
+    version = re.search(r'<version>\s*([^<\s]+)\s*</version>', manifest.read()).group(1)
 
 setup(
     name=package_name,
-    version='0.1.0',
+    version=version,
     packages=find_packages(exclude=['test']),
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),

@@ -36,10 +36,22 @@ _PUBLIC = {
 }
 
 __all__ = sorted(_PUBLIC, key=str.lower)
-__version__ = '0.1.0'
+
+
+def _version() -> str:
+    """The installed distribution's version (setup.py takes it from package.xml);
+    ``0+unknown`` when hrdf_ros runs from a folder nobody installed."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+    try:
+        return version('hrdf_ros')
+    except PackageNotFoundError:
+        return '0+unknown'
 
 
 def __getattr__(name):
+    if name == '__version__':          # read on first use: importlib.metadata costs ~10 ms
+        globals()[name] = value = _version()
+        return value
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'hrdf_ros' has no attribute '{name}'")

@@ -60,9 +60,24 @@ def _add_file_and_config(parser) -> None:
                              'its config_pkg and config_file')
 
 
+class _Version(argparse.Action):
+    """``--version``: ``hrdf_ros X.Y.Z`` on stdout, exit 0 (the version is read only
+    when asked)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import hrdf_ros  # noqa: PLC0415
+        print(f'hrdf_ros {hrdf_ros.__version__}')
+        parser.exit(EXIT_OK)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of the ``hrdf`` command."""
     parser = Parser(prog='hrdf', description='HEBI HRDF tools (hrdf_ros)')
+    parser.add_argument('--version', action=_Version,
+                        help='print hrdf_ros\'s version and exit')
     sub = parser.add_subparsers(dest='command', required=True)
     strict_help = ('spec deviations hebi-py accepts are errors, not warnings (codes: '
                    + ', '.join(DEVIATIONS) + ')')
