@@ -23,7 +23,8 @@ from doc_picture import picture_main  # noqa: E402  (scripts/doc_picture.py)
 
 #: (layer as test_layers.py names it, where it is, what it does)
 LAYERS = [
-    ('model', 'model.py ...', 'RobotModel, Element: the resolved robot\nas plain data; the user cache folder'),
+    ('model', 'model.py ...', 'RobotModel, Element: the resolved robot\nas plain data; '
+     'the cache folder; reproducible arithmetic,\nnumbers as written'),
     ('hrdf', 'hrdf/', 'HRDF file in, RobotModel out: grammar,\nincludes, versions, '
      'diagnostics, leniency'),
     ('kinematics', 'kinematics/', 'frames, Jacobians, masses, gravity\ntorques: one '
@@ -54,7 +55,8 @@ def outside_imports() -> dict:
                 continue
             relative = os.path.relpath(os.path.join(folder, file), package)
             first = relative.split(os.sep)[0]
-            layer = 'model' if first in ('model.py', 'cache_dir.py') else (
+            layer = 'model' if first in ('model.py', 'cache_dir.py', 'reproducible.py',
+                                          'numbers.py') else (
                 first if first in found else 'top')
             tree = ast.parse(open(os.path.join(folder, file), encoding='utf-8').read())
             for node in ast.walk(tree):

@@ -18,6 +18,13 @@ HEXAPOD_DIR = os.path.join(REPO, 'test', 'data', 'hexapod')
 HEXAPOD = os.path.join(HEXAPOD_DIR, 'hexapod.hrdf')
 #: The 18-DoF hexapod of the benchmarks (one file).
 HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
+#: Files hold 12 significant digits (hrdf_ros.numbers, doc/explanation/conventions.md
+#: "Numbers in files"): a value read back is within 5e-13 of the one it stands for,
+#: relative; the tests allow WRITTEN_RTOL. Poses computed from a file's chain of rounded
+#: origins and angles are within WRITTEN_ATOL (m, and per unit of a rotation matrix) of
+#: hrdf_ros's own (measured: 2.5e-11 on every kit and real HEBI file).
+WRITTEN_RTOL = 1e-11
+WRITTEN_ATOL = 5e-11
 
 # hrdf_ros's mesh sources (hrdf_ros.parts.mesh_sources): a user cache of this test
 # session only, and no mesh folder from the developer's environment, so that tests

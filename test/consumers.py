@@ -30,7 +30,8 @@ from hrdf_ros import HrdfError, load, loads
 from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics import gripper as mechanism
 
-from conftest import BUNDLED_ARM, hebi_frames, HEXAPOD, HEXAPOD_18, kit_id, KITS, REPO
+from conftest import (BUNDLED_ARM, hebi_frames, HEXAPOD, HEXAPOD_18, kit_id, KITS, REPO,
+                      WRITTEN_ATOL, WRITTEN_RTOL)
 
 REAL_DIR = os.path.join(REPO, '..', 'shared', 'hrdf', 'real')
 GEARED_TREE = ('<robot version="1.5.0" rot="Rx(0.3)*Rz(-0.2)" trans="0.1 -0.2 0.3">'
@@ -64,6 +65,14 @@ class Case:
         quiet = {'warning_callback': lambda warnings: None}
         return (import_from_hrdf(self.path, **quiet) if self.path
                 else import_from_hrdf_string(self.text, **quiet))
+
+
+def check_total_mass(total, ref):
+    """Total mass within 0.1 % of hebi-py's (the fill only adds; each mass as written,
+    to 12 digits)."""
+    hebi_total = float(ref.masses.sum())
+    assert hebi_total * (1 - WRITTEN_RTOL) <= total
+    assert total <= hebi_total * 1.001 + 1e-9, (total, hebi_total)
 
 
 def real_files():

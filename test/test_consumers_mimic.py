@@ -22,7 +22,8 @@ from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.export.sdf import to_sdf
 from hrdf_ros.kinematics import gripper as mechanism
 
-from consumers import CASES, ign_sdf, mimic_values, quaternion_xyzw_matrix, transform
+from consumers import (CASES, WRITTEN_ATOL, ign_sdf, mimic_values, quaternion_xyzw_matrix,
+                       transform)
 
 pytestmark = pytest.mark.consumers
 #: One kit per gripper type (X5Parallel, R8Parallel).
@@ -88,7 +89,7 @@ def test_kdl_has_no_mimic_and_robot_state_publisher_computes_it(case, tmp_path):
     alone[gripper.joint] = GRIPPER
     for part in ('r_finger', 'l_jaw', 'r_jaw', 'l_inner_linkage'):
         expected = part_in_base(gripper, part, GRIPPER)
-        np.testing.assert_allclose(pose(gripper.links[part], rsp), expected, atol=1e-15)
+        np.testing.assert_allclose(pose(gripper.links[part], rsp), expected, atol=WRITTEN_ATOL)
         # KDL alone: the mimic joints stay where they are put
         assert np.abs(pose(gripper.links[part], alone) - expected).max() > 1e-3
 

@@ -29,9 +29,9 @@ import pytest
 from hrdf_ros import Kinematics
 from hrdf_ros.description.inertials import FILL_MASS
 
-from consumers import (CASES, REAL_FILES, REAL_NOT_LOADED, assert_pose, parametrize_cases,
-                       quaternion_xyzw_matrix, reference, require_tool, transform,
-                       visual_meshes, write_urdf)
+from consumers import (CASES, REAL_FILES, REAL_NOT_LOADED, WRITTEN_RTOL, assert_pose,
+                       check_total_mass, parametrize_cases, quaternion_xyzw_matrix,
+                       reference, require_tool, transform, visual_meshes, write_urdf)
 
 pytestmark = pytest.mark.consumers
 GRAVITY = np.array([0.0, 0.0, -9.80665])     # m/s^2, in base_link
@@ -56,13 +56,6 @@ def expected_effort(ref, name):
     spec = joint_spec(element)
     limit = spec.limit_values()
     return math.inf if limit is None else limit['effort']
-
-
-def check_total_mass(total, ref):
-    """Total mass within 0.1 % of hebi-py's (the fill only adds)."""
-    hebi_total = float(ref.masses.sum())
-    assert hebi_total <= total + 1e-12
-    assert total <= hebi_total * 1.001 + 1e-9, (total, hebi_total)
 
 
 def test_every_robot_is_covered():
@@ -287,7 +280,7 @@ def test_pinocchio(case, tmp_path, capfd):
     def total(m):
         return sum(m.inertias[i].mass for i in range(m.njoints))
     check_total_mass(total(model), ref)
-    assert total(exact) == pytest.approx(float(ref.masses.sum()), abs=1e-12)
+    assert total(exact) == pytest.approx(float(ref.masses.sum()), rel=WRITTEN_RTOL, abs=0)
     frames = {link: model.getFrameId(link, pin.FrameType.BODY) for link in ref.poses}
     for k in range(len(ref.positions)):
         q = _pinocchio_q(pin, model, ref.values_by_joint(k))

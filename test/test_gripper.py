@@ -27,8 +27,9 @@ from hrdf_ros import load, loads, to_urdf, to_xacro
 from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.description.gripper import GRIPPER_EFFORT, GRIPPER_VELOCITY
 from hrdf_ros.kinematics import gripper as mechanism
+from hrdf_ros.numbers import MASS, POSITION, lower_limit, rounded, upper_limit
 
-from conftest import KITS_DIR, hebi_frames
+from conftest import KITS_DIR, WRITTEN_ATOL, hebi_frames
 from hebi_description import hebi_kits, kit_urdf, require_hebi_description
 
 yourdfpy = pytest.importorskip('yourdfpy')
@@ -174,7 +175,7 @@ def test_mechanism_poses_equal_the_urdf():
         poses = mechanism.part_poses([g])[0]
         for k, name in enumerate(mechanism.PART_NAMES):
             expected = np.linalg.inv(base) @ pose(robot, gripper.links[name])
-            np.testing.assert_allclose(poses[k], expected, atol=1e-15)
+            np.testing.assert_allclose(poses[k], expected, atol=WRITTEN_ATOL)
 
 
 def test_jaws_close_and_stay_parallel():
@@ -197,7 +198,8 @@ def test_urdf_joints_limits_and_names():
     assert finger.get('type') == 'revolute' and finger.find('mimic') is None
     limit = finger.find('limit').attrib
     assert float(limit['lower']) == 0.0
-    assert float(limit['upper']) == pytest.approx(0.37 * math.pi, abs=1e-15)
+    # as written: 12 digits, rounded inward (hrdf_ros.numbers)
+    assert float(limit['upper']) == upper_limit(0.37 * math.pi, POSITION) <= 0.37 * math.pi
     assert float(limit['velocity']) == GRIPPER_VELOCITY
     assert float(limit['effort']) == GRIPPER_EFFORT
     mimics = {n: j.find('mimic').attrib for n, j in joints.items() if j.find('mimic') is not None}
@@ -207,7 +209,8 @@ def test_urdf_joints_limits_and_names():
     assert all(m['joint'] == 'gripper_joint' for m in mimics.values())
     assert float(mimics['gripper_l_jaw_joint']['multiplier']) == -1.0
     jaw = joints['gripper_l_jaw_joint'].find('limit').attrib
-    assert (float(jaw['lower']), float(jaw['upper'])) == (-mechanism.GRIPPER_UPPER, 0.0)
+    assert (float(jaw['lower']), float(jaw['upper'])) == (
+        lower_limit(-mechanism.GRIPPER_UPPER, POSITION), 0.0)
     transmissions = [t.find('joint').get('name') for t in root.findall('transmission')]
     assert 'gripper_joint' in transmissions and not set(mimics) & set(transmissions)
 
@@ -230,7 +233,8 @@ def test_no_gripper_joints_gives_the_rigid_end_effector():
     assert text == to_urdf(model, 'r', tree=tree)
     root = ET.fromstring(text)
     link = root.find(f"link[@name='{tree.element_links[-1]}']")
-    assert float(link.find('inertial/mass').get('value')) == model.elements[-1].mass
+    assert float(link.find('inertial/mass').get('value')) == rounded(model.elements[-1].mass,
+                                                                     MASS)
     plain = load(os.path.join(KITS_DIR, 'A-2085-06.hrdf'))
     assert to_urdf(plain, 'r') == to_urdf(plain, 'r', gripper_joints=False)
 

@@ -20,6 +20,7 @@ from hrdf_ros.description.gripper import HEBI_GRIPPER_JOINT
 from hrdf_ros.description.hebi_arm import hebi_arm
 from hrdf_ros.hrdf.arm_config import read_arm_config
 from hrdf_ros.hrdf.catalogue import ACTUATORS
+from hrdf_ros.numbers import EFFORT, VELOCITY, magnitude_limit
 
 from hebi_description import HEBI_DESCRIPTION, ament_prefix, require_hebi_description
 
@@ -152,7 +153,10 @@ def test_the_config_applied_names_joints_and_bounds_limits(path):
         velocity, effort = spec.max_speed, spec.max_effort
         if bounds:   # the smaller of the module's rating and the gains' target bound
             velocity, effort = min(velocity, bounds[0][k]), min(effort, bounds[1][k])
-        assert (joint.limit.velocity, joint.limit.effort) == (velocity, effort)
+        # as written: rounded toward zero, never above the bound (hrdf_ros.numbers)
+        assert (joint.limit.velocity, joint.limit.effort) == (
+            magnitude_limit(velocity, VELOCITY), magnitude_limit(effort, EFFORT))
+        assert joint.limit.velocity <= velocity and joint.limit.effort <= effort
 
 
 def _urdf(arm, model):

@@ -1,7 +1,7 @@
 """The package layout is the pipeline, and imports follow it.
 
-Layers, lowest first: ``model`` (plain data, and ``cache_dir``; they import nothing of
-the package), ``hrdf`` (reads HRDF into a model), ``kinematics``, ``parts`` (HEBI's part
+Layers, lowest first: ``model`` (plain data, with ``cache_dir``, ``reproducible`` and
+``numbers``; they import nothing of the package), ``hrdf`` (reads HRDF into a model), ``kinematics``, ``parts`` (HEBI's part
 catalogue as drawn), ``description`` (the robot every output sees), ``export`` (the
 writers), ``view``, ``ros``, then the top modules (``cli``, ``demo``, ``__init__``). A module may import from its own layer and the layers
 below it, never from a layer above; nothing below ``ros`` imports rclpy or ROS messages
@@ -48,7 +48,7 @@ def _modules():
 
 def _layer(relative: str) -> str:
     first = relative.split(os.sep)[0]
-    if first in ('model.py', 'cache_dir.py'):
+    if first in ('model.py', 'cache_dir.py', 'reproducible.py', 'numbers.py'):
         return 'model'
     if first in ('hrdf', 'kinematics', 'parts', 'description', 'export', 'view', 'ros'):
         return first
@@ -88,7 +88,9 @@ def _target_layer(module: str):
         return None
     if len(parts) == 1:
         return 'top'
-    return _layer(parts[1] + '.py' if parts[1] in ('model', 'cache_dir') else parts[1])
+    return _layer(parts[1] + '.py' if parts[1] in ('model', 'cache_dir', 'reproducible',
+                                                   'numbers')
+                  else parts[1])
 
 
 MODULES = list(_modules())

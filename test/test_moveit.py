@@ -26,6 +26,7 @@ from hrdf_ros.description.link_poses import LinkPoser
 from hrdf_ros.description.states import conditioning
 from hrdf_ros.export.urdf_structure import parse_urdf, urdf_collisions
 from hrdf_ros.hrdf.catalogue import ACTUATORS
+from hrdf_ros.numbers import EFFORT, POSITION, VELOCITY, magnitude_limit, rounded
 
 from conftest import BUNDLED_ARM, KITS
 from moveit_robots import HEXAPOD, NAMES, ROBOTS, generated
@@ -99,8 +100,9 @@ def test_package_agrees_with_the_urdf(path):
             states = {s.get('name'): {j.get('name'): float(j.get('value')) for j in s}
                       for s in srdf.findall('group_state') if s.get('group') == name}
             # close: the position hebi_hardware reports at full close, inside the range
+            # (12 digits, as every number is written)
             assert states == {'open': {gripper.joint: 0.0},
-                              'close': {gripper.joint: 0.365 * math.pi}}
+                              'close': {gripper.joint: rounded(0.365 * math.pi, POSITION)}}
             assert finger.limit.lower == 0.0
             assert finger.limit.upper == pytest.approx(0.37 * math.pi)
             continue
@@ -144,9 +146,11 @@ def test_package_agrees_with_the_urdf(path):
                 moving[joint].limit.velocity, moving[joint].limit.effort)
             continue
         spec = ACTUATORS.get(model.elements[element_of[joint]].type)
-        if spec is not None:
-            assert (entry['max_velocity'], entry['max_effort']) == (spec.max_speed,
-                                                                    spec.max_effort)
+        if spec is not None:    # the rating as written: rounded toward zero
+            assert (entry['max_velocity'], entry['max_effort']) == (
+                magnitude_limit(spec.max_speed, VELOCITY),
+                magnitude_limit(spec.max_effort, EFFORT)) == (
+                moving[joint].limit.velocity, moving[joint].limit.effort)
         bounded = moving[joint].type != 'continuous'
         assert entry['has_position_limits'] == bounded
         assert ('min_position' in entry) == bounded

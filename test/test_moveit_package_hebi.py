@@ -30,6 +30,7 @@ from hrdf_ros.description.gripper import HEBI_GRIPPER_JOINT
 from hrdf_ros.description.hebi_arm import hebi_arm
 from hrdf_ros.export.moveit import moveit_package, package_name_for
 from hrdf_ros.hrdf.arm_config import read_arm_config
+from hrdf_ros.numbers import EFFORT, POSITION, VELOCITY, magnitude_limit, rounded
 from hrdf_ros.hrdf.catalogue import ACTUATORS
 
 from cli_helpers import require_ros2_cli, run
@@ -215,10 +216,14 @@ def test_limits_are_at_most_the_gains_bounds(path, loaded, workspace):
         velocity, effort = rated.max_speed, rated.max_effort
         if bounds:
             velocity, effort = min(velocity, bounds[0][k]), min(effort, bounds[1][k])
+        # written toward zero (hrdf_ros.numbers): never above the bound
+        written = magnitude_limit(velocity, VELOCITY), magnitude_limit(effort, EFFORT)
         limit = robot.joint_map[name].limit
-        assert (limit.velocity, limit.effort) == (velocity, effort)
-        assert (planning[name]['max_velocity'], planning[name]['max_effort']) == (
-            velocity, effort)
+        assert (limit.velocity, limit.effort) == written
+        assert (planning[name]['max_velocity'], planning[name]['max_effort']) == written
+        assert limit.velocity <= rated.max_speed and limit.effort <= rated.max_effort
+        if bounds:
+            assert limit.velocity <= bounds[0][k] and limit.effort <= bounds[1][k]
         # acceleration: the module's rated speed reached in 0.5 s, as without a config
         assert planning[name]['max_acceleration'] == pytest.approx(rated.max_speed / 0.5)
         if bounds and velocity < rated.max_speed:
@@ -237,7 +242,9 @@ def test_gripper_in_hebi_hardwares_terms(path, loaded, workspace):
     states = {s.name: {j.name: j.value[0] for j in s.joints}
               for s in SRDF.from_xml_string(result['srdf']).group_states
               if s.group == 'gripper'}
-    assert states == {'open': {HEBI_GRIPPER_JOINT: 0.0}, 'close': {HEBI_GRIPPER_JOINT: closed}}
+    # as written: 12 significant digits (hrdf_ros.numbers)
+    assert states == {'open': {HEBI_GRIPPER_JOINT: 0.0},
+                      'close': {HEBI_GRIPPER_JOINT: rounded(closed, POSITION)}}
     assert result['controllers']['gripper_controller']['type'] == 'GripperCommand'
     controllers = yaml.safe_load(installed(workspace, path,
                                            'config/ros2_controllers.yaml').read_text())

@@ -7,7 +7,7 @@ from hrdf_ros import Kinematics, load, loads, to_urdf
 from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics.rotations import rpy_to_rotation
 
-from conftest import BUNDLED_ARM, KITS, kit_id
+from conftest import BUNDLED_ARM, KITS, WRITTEN_ATOL, kit_id
 
 
 def axis_angle(axis, angle):
@@ -73,7 +73,7 @@ def test_every_element_frame_is_a_urdf_link_with_hrdf_ros_pose():
     inputs = Kinematics(model).frames('input', q)
     for index, link in enumerate(tree.element_links):
         pose = urdf_pose(robot, dict(zip(tree.dof_names, q)), link)
-        np.testing.assert_allclose(pose, inputs[index], atol=1e-12)
+        np.testing.assert_allclose(pose, inputs[index], atol=WRITTEN_ATOL)
 
 
 def test_inertials_follow_com_frames():
@@ -86,7 +86,7 @@ def test_inertials_follow_com_frames():
     inertial = robot.link_map['rigid_body1'].inertial
     assert inertial.mass == 2
     np.testing.assert_allclose(rpy_to_rotation(*inertial.origin.rpy),
-                               model.elements[0].com[:3, :3], atol=1e-15)
+                               model.elements[0].com[:3, :3], atol=WRITTEN_ATOL)
     np.testing.assert_allclose(inertial.origin.xyz, [0.1, 0.2, 0.3])
     i = inertial.inertia
     assert (i.ixx, i.iyy, i.izz, i.ixy, i.ixz, i.iyz) == (1, 2, 3, 0.1, 0.2, 0.3)

@@ -17,7 +17,8 @@ from hrdf_ros import Kinematics, load, loads, to_urdf
 from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.description.inertials import FILL_MASS
 
-from conftest import BUNDLED_ARM, hebi_frames, HEXAPOD, HEXAPOD_18, kit_id, KITS, REPO
+from conftest import (BUNDLED_ARM, hebi_frames, HEXAPOD, HEXAPOD_18, kit_id, KITS, REPO,
+                      WRITTEN_ATOL, WRITTEN_RTOL)
 
 yourdfpy = pytest.importorskip('yourdfpy')
 
@@ -87,14 +88,14 @@ def check_robot(model, hebi, seed):
     com_elements = [i for i, e in enumerate(model.elements) if e.has_com_frame]
     com_links = [tree.element_links[i] for i in com_elements]
     urdf_masses, _ = com_frames_from_inertials(robot, com_links, tree.grippers)
-    np.testing.assert_allclose(urdf_masses, hebi.masses, atol=1e-12, rtol=0)
-    np.testing.assert_allclose(urdf_masses.sum(), hebi.masses.sum(), atol=1e-12, rtol=0)
+    np.testing.assert_allclose(urdf_masses, hebi.masses, atol=0, rtol=WRITTEN_RTOL)
+    np.testing.assert_allclose(urdf_masses.sum(), hebi.masses.sum(), atol=0, rtol=WRITTEN_RTOL)
     # the default URDF: every element keeps its mass, massless ones get FILL_MASS, every
     # other link but the root gets FILL_MASS too; in all within 0.1 % of HEBI's mass
     filled = load_urdf(to_urdf(model, 'independent', tree=tree))
     filled_masses, _ = com_frames_from_inertials(filled, com_links, tree.grippers)
-    np.testing.assert_allclose(filled_masses, np.maximum(hebi.masses, FILL_MASS), atol=1e-15,
-                               rtol=0)
+    np.testing.assert_allclose(filled_masses, np.maximum(hebi.masses, FILL_MASS), atol=0,
+                               rtol=WRITTEN_RTOL)
     total = sum(link.inertial.mass for link in filled.link_map.values() if link.inertial)
     assert hebi.masses.sum() < total <= hebi.masses.sum() * 1.001
     assert filled.link_map['base_link'].inertial is None      # KDL: no root inertia
@@ -103,12 +104,14 @@ def check_robot(model, hebi, seed):
     for q in rng.uniform(-np.pi, np.pi, (CONFIGURATIONS, model.dof_count)):
         robot.update_cfg(urdf_configuration(model, tree, q))
         inputs = link_poses(robot, tree.element_links)
-        np.testing.assert_allclose(inputs, kinematics.frames('input', q), atol=TOL, rtol=0)
+        # the file's 12 digits move poses by at most WRITTEN_ATOL from hrdf_ros's own
+        np.testing.assert_allclose(inputs, kinematics.frames('input', q), atol=WRITTEN_ATOL,
+                                   rtol=0)
         np.testing.assert_allclose(inputs, hebi_frames(hebi, 'input', [q])[0],
                                    atol=TOL, rtol=0)
         tips = link_poses(robot, tree.end_effector_links)
-        np.testing.assert_allclose(tips, kinematics.frames('end_effector', q), atol=TOL,
-                                   rtol=0)
+        np.testing.assert_allclose(tips, kinematics.frames('end_effector', q),
+                                   atol=WRITTEN_ATOL, rtol=0)
         np.testing.assert_allclose(tips, hebi_frames(hebi, 'end_effector', [q])[0],
                                    atol=TOL, rtol=0)
 

@@ -12,7 +12,7 @@ import pytest
 
 from browser import HRDF, ViewProcess
 from cli_helpers import alive
-from conftest import BUNDLED_ARM, KITS_DIR
+from conftest import BUNDLED_ARM, KITS_DIR, WRITTEN_ATOL
 from hebi_description import HEBI_DESCRIPTION, prefix_env, require_hebi_description
 from hrdf_ros import Kinematics, load, to_urdf  # noqa: E402
 from hrdf_ros.description.frame_tree import build_frame_tree
@@ -130,10 +130,10 @@ def test_scene_poses_equal_hrdf_ros_kinematics():
     poses = scene.link_poses(dict(zip(tree.dof_names, q)))
     kinematics = Kinematics(model)
     np.testing.assert_allclose(poses['end_effector'], kinematics.end_effector(q),
-                               atol=1e-12, rtol=0)
+                               atol=WRITTEN_ATOL, rtol=0)
     inputs = kinematics.frames('input', q)
     for k, link in enumerate(tree.element_links):
-        np.testing.assert_allclose(poses[link], inputs[k], atol=1e-12, rtol=0)
+        np.testing.assert_allclose(poses[link], inputs[k], atol=WRITTEN_ATOL, rtol=0)
 
 
 def test_mimic_joints_follow_their_joint_and_get_no_slider():

@@ -16,6 +16,7 @@ from ..description.limits import joint_limits, read_limits
 from ..parts.mesh_fetch import MeshDownloadError, fetch_web_meshes, web_meshes
 from ..parts.mesh_sources import MeshSourceError, mesh_source
 from ..export.ros2_control import Ros2ControlOptions, add_ros2_control, hebi_arm_options
+from ..numbers import table_number
 from ..export.sdf import to_sdf
 from ..export.urdf import to_urdf, to_xacro, urdf_notes
 from ..hrdf.validation import validate_file
@@ -166,7 +167,7 @@ def matrices_command(method: str, json_key: str):
                 continue
             print(f'{args.frame_type}[{k}]')
             for row in matrix:
-                print('  ' + ' '.join(f'{v: .9f}' for v in row))
+                print('  ' + ' '.join(table_number(v) for v in row))
         return EXIT_OK
     return run
 

@@ -17,6 +17,7 @@ import sys
 import numpy as np
 
 from ..description.limits import read_limits
+from ..numbers import table_number
 from ..kinematics import HEBI_GRAVITY, Kinematics
 from ..kinematics.ik import ORIENTATIONS, default_orientation
 from ..kinematics.rotations import quaternion_to_rotation, rpy_to_rotation
@@ -170,7 +171,7 @@ def cmd_ik(args) -> int:
     if not args.json:
         width = max((len(n) for n in names), default=0)
         for name, value in zip(names, result.positions):
-            print(f'{name:<{width}} {value: .9f}')
+            print(f'{name:<{width}} {table_number(value)}')
         errors = f'position error {result.position_error:.2g} m'
         if orientation != 'none':
             errors += f', orientation error {result.orientation_error:.2g} rad ({orientation})'
@@ -196,5 +197,5 @@ def cmd_gravity(args) -> int:
     prismatic = [model.elements[e].motion[0] == 't' for e in model.dof_elements]
     width = max((len(n) for n in names), default=0)
     for name, value, linear in zip(names, efforts, prismatic):
-        print(f'{name:<{width}} {value: .9f} {"N" if linear else "N m"}')
+        print(f'{name:<{width}} {table_number(value)} {"N" if linear else "N m"}')
     return EXIT_OK

@@ -32,6 +32,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from .. import reproducible
 from .structure import LinkTree
 from .collision_shapes import CollisionShapes, require_fcl
 from .link_poses import LinkPoser
@@ -48,6 +49,8 @@ ALWAYS_FRACTION = 0.95
 ALWAYS_ROUND = 200
 #: Bounding-box tests done at once (states x shape pairs; bounds temporary memory).
 _BATCH = 100000
+#: States whose link and shape poses are computed at once.
+_POSE_BLOCK = 2000
 #: Slack added to bounding boxes so that touching boxes still go to FCL, m.
 _SLACK = 1e-6
 #: (p + 1) % 3 and (p + 2) % 3 for p = 0, 1, 2 (the separating axis test's edge axes).
@@ -131,30 +134,66 @@ class CollisionChecker:
         """(N, links with geometry, 4, 4)."""
         return self._poser.poses(self._links, values)
 
-    def overlaps(self, link_poses: np.ndarray, shape_pairs: np.ndarray
-                 ) -> Tuple[np.ndarray, np.ndarray]:
+    def box_poses(self, link_poses: np.ndarray) -> np.ndarray:
+        """(N, shapes, 4, 4) poses of the shapes' bounding boxes for (N, links with
+        geometry, 4, 4) link poses (BLAS: see :meth:`overlaps`)."""
+        out = np.empty((len(link_poses), len(self._shape_link), 4, 4))
+        return np.matmul(link_poses[:, self._shape_link], self._obb, out=out)  # C order
+
+    def overlaps(self, obb: np.ndarray, links: np.ndarray, shape_pairs: np.ndarray,
+                 first: np.ndarray, count: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """(states, shape pairs) index arrays of the entries whose bounding boxes overlap,
-        in row-major order: first the root-frame axis-aligned boxes that contain the
-        oriented ones, then the oriented boxes' 6 face axes, then their 9 edge axes (each
-        stage on what the one before kept)."""
-        obb = link_poses[:, self._shape_link] @ self._obb          # (N, S, 4, 4)
-        shapes = obb.shape[1]
-        axes = obb[..., :3, :3]
-        centres = np.ascontiguousarray(np.moveaxis(obb[..., :3, 3], 2, 0))   # (3, N, S)
-        extents = np.einsum('nsab,sb->ans', np.abs(axes), self._half)       # (3, N, S)
-        i, j = shape_pairs[:, 0], shape_pairs[:, 1]
-        inside = np.ones((len(obb), len(shape_pairs)), dtype=bool)
-        for centre, extent in zip(centres, extents):                 # x, y, z
-            inside &= np.abs(centre[:, j] - centre[:, i]) <= extent[:, i] + extent[:, j]
-        n, k = np.nonzero(inside)
+        in row-major order: first the root-frame axis-aligned boxes of the two links
+        (each containing its shapes' boxes), then those of the two shapes, then the
+        oriented boxes' 6 face axes, then their 9 edge axes (each stage on what the one
+        before kept).
+
+        Args:
+            obb: (N, shapes, 4, 4) box poses (:meth:`box_poses`).
+            links: (P, 2) the link pairs to test (indices among the links with geometry).
+            shape_pairs: (K, 2) shape index pairs.
+            first, count: (P,) link pair p's shape pairs are rows ``first[p]`` to
+                ``first[p] + count[p]`` of ``shape_pairs``.
+
+        Computed with BLAS, whose last bits differ between machines: that cannot change
+        a verdict, since the boxes carry :data:`_SLACK` (1e-6 m, ten orders above those
+        bits) and only send pairs to FCL, which decides on the shapes' reproducible poses
+        (:meth:`colliding`): a pair the boxes keep out is apart by more than FCL
+        could ever call a collision (or, with a margin, closer than it)."""
+        states, shapes = obb.shape[:2]
+        flat_obb = obb.reshape(-1, 4, 4)
+        flat = np.ascontiguousarray(flat_obb[:, :3, 3])                 # (N S, 3) centres
+        extents = np.einsum('mab,mb->ma', np.abs(flat_obb[:, :3, :3]),
+                            np.tile(self._half, (states, 1)))
+        low, high = flat - extents, flat + extents                         # (N S, 3)
+        # the links' boxes (the union of their shapes'), per axis: (3, N, L)
+        link_low = np.full((3, states, len(self._links)), np.inf)
+        link_high = np.full((3, states, len(self._links)), -np.inf)
+        shape_low, shape_high = low.reshape(states, shapes, 3), high.reshape(states, shapes, 3)
+        for link in np.unique(links):
+            mine = self._shape_link == link
+            link_low[:, :, link] = shape_low[:, mine].min(axis=1).T
+            link_high[:, :, link] = shape_high[:, mine].max(axis=1).T
+        a, b = links[:, 0], links[:, 1]
+        inside = np.ones((states, len(links)), dtype=bool)
+        for lo, hi in zip(link_low, link_high):                            # x, y, z
+            inside &= (lo[:, a] <= hi[:, b]) & (lo[:, b] <= hi[:, a])      # (N, P)
+        n, p = np.nonzero(inside)
+        # every shape pair of those link pairs, then the shapes' boxes
+        counts = count[p]
+        n = np.repeat(n, counts)
+        k = np.repeat(first[p] - np.cumsum(counts) + counts, counts) + np.arange(len(n))
+        rows_a, rows_b = n * shapes + shape_pairs[k, 0], n * shapes + shape_pairs[k, 1]
+        keep = np.all((np.take(low, rows_a, axis=0) <= np.take(high, rows_b, axis=0))
+                      & (np.take(low, rows_b, axis=0) <= np.take(high, rows_a, axis=0)), axis=1)
+        n, k, rows_a, rows_b = n[keep], k[keep], rows_a[keep], rows_b[keep]
         if not len(n):
             return n, k
-        rows_a, rows_b = n * shapes + i[k], n * shapes + j[k]     # in (N * S) order
-        a = np.take(axes.reshape(-1, 3, 3), rows_a, axis=0)       # (M, 3, 3) box axes
-        b = np.take(axes.reshape(-1, 3, 3), rows_b, axis=0)
-        flat = centres.reshape(3, -1)
-        gap = (np.take(flat, rows_b, axis=1) - np.take(flat, rows_a, axis=1)).T  # (M, 3)
-        ha, hb = self._half[i[k]], self._half[j[k]]                # (M, 3)
+        i, j = shape_pairs[k, 0], shape_pairs[k, 1]
+        a = np.take(flat_obb, rows_a, axis=0)[:, :3, :3]          # (M, 3, 3) box axes
+        b = np.take(flat_obb, rows_b, axis=0)[:, :3, :3]
+        gap = np.take(flat, rows_b, axis=0) - np.take(flat, rows_a, axis=0)      # (M, 3)
+        ha, hb = self._half[i], self._half[j]                      # (M, 3)
         a_t = a.transpose(0, 2, 1)
         rot = np.matmul(a_t, b)                                    # B's axes in A's frame
         t = np.matmul(a_t, gap[:, :, None])[:, :, 0]               # B's centre in A's
@@ -174,12 +213,10 @@ class CollisionChecker:
         keep = left[~np.any(dist > limit, axis=(1, 2))]
         return n[keep], k[keep]
 
-    def collide(self, link_poses: np.ndarray, sample: int, shape_pair) -> bool:
-        """FCL's verdict for one shape pair in one state: in collision, or with a margin,
-        closer than it."""
-        i, j = int(shape_pair[0]), int(shape_pair[1])
-        for k in (i, j):
-            pose = link_poses[sample, self._shape_link[k]] @ self._local[k]
+    def collide(self, i: int, pose_i: np.ndarray, j: int, pose_j: np.ndarray) -> bool:
+        """FCL's verdict on shapes ``i`` and ``j`` at (4, 4) poses in the root link frame:
+        in collision, or with a margin, closer than it."""
+        for k, pose in ((i, pose_i), (j, pose_j)):
             self._objects[k].setTranslation(pose[:3, 3])
             self._objects[k].setRotation(pose[:3, :3])
         if self._margin:
@@ -203,9 +240,10 @@ class CollisionChecker:
         if not len(shapes):
             return np.full(len(values), np.inf)
         links = self._shape_link[shapes]
-        obb = self.link_poses(values)[:, links] @ self._obb[shapes]  # (N, S, 4, 4)
+        obb = reproducible.compose(self.link_poses(values)[:, links],
+                                   self._obb[shapes])                # (N, S, 4, 4)
         half = self._half[shapes] - _SLACK - self._margin / 2
-        depth = np.einsum('nsk,sk->ns', np.abs(obb[:, :, 2, :3]), half)
+        depth = reproducible.dot(np.abs(obb[:, :, 2, :3]), half)
         return (obb[:, :, 2, 3] - depth).min(axis=1)
 
     def colliding(self, values: np.ndarray, pairs: Sequence[Pair],
@@ -213,26 +251,40 @@ class CollisionChecker:
         """(N, P) bool: link pair p collides in state n. With ``stop_after_first``, a
         pair is tested only until its first collision (later states read False)."""
         result = np.zeros((len(values), len(pairs)), dtype=bool)
-        shape_pairs, owner = self.shape_pairs(pairs)
+        shape_pairs, owner = self.shape_pairs(pairs)      # grouped by owner, in order
         if not len(shape_pairs):
             return result
-        done = np.zeros(len(pairs), dtype=bool)
-        step = max(1, min(len(values), _BATCH // len(shape_pairs)))
-        for start in range(0, len(values), step):
-            active = ~done[owner]
-            if not active.any():
+        links = np.array([[self._link_index[a], self._link_index[b]] for a, b in pairs],
+                         dtype=int).reshape(-1, 2)
+        count = np.bincount(owner, minlength=len(pairs))
+        first = np.cumsum(count) - count
+        done = count == 0
+        step = max(1, min(len(values), _BATCH // len(pairs)))
+        for block in range(0, len(values), max(step, _POSE_BLOCK)):
+            if done.all():
                 break
-            chunk = values[start:start + step]
-            poses = self.link_poses(chunk)
-            subset = np.flatnonzero(active)
-            for n, k in zip(*self.overlaps(poses, shape_pairs[subset])):
-                row = subset[k]
-                p = owner[row]
-                if done[p] or result[start + n, p]:
+            poses = self.link_poses(values[block:block + max(step, _POSE_BLOCK)])
+            obb = self.box_poses(poses)
+            for start in range(0, len(poses), step):
+                active = np.flatnonzero(~done)
+                if not len(active):
+                    break
+                n, k = self.overlaps(obb[start:start + step], links[active], shape_pairs,
+                                     first[active], count[active])
+                if not len(n):
                     continue
-                if self.collide(poses, n, shape_pairs[row]):
-                    result[start + n, p] = True
-                    done[p] = stop_after_first
+                states = start + n
+                i, j = shape_pairs[k, 0], shape_pairs[k, 1]
+                # FCL's input: the shapes' poses, reproducible (the same on every machine)
+                pose_i = reproducible.compose(poses[states, self._shape_link[i]], self._local[i])
+                pose_j = reproducible.compose(poses[states, self._shape_link[j]], self._local[j])
+                for c, row in enumerate(k):
+                    p, state = owner[row], block + states[c]
+                    if done[p] or result[state, p]:
+                        continue
+                    if self.collide(i[c], pose_i[c], j[c], pose_j[c]):
+                        result[state, p] = True
+                        done[p] = stop_after_first
         return result
 
 

@@ -28,7 +28,9 @@ from urllib.parse import unquote, urlparse
 
 import numpy as np
 
-from ..kinematics.rotations import rotation_to_rpy, rpy_to_rotation
+from .. import reproducible
+from ..numbers import LENGTH, RATIO, rounded
+from .structure import written_pose
 
 #: Install hint printed when python-fcl is missing.
 FCL_HINT = ('the self-collision matrix needs python-fcl: pip install python-fcl '
@@ -71,16 +73,15 @@ class CollisionGeometry:
 
 def geometry_of_shape(shape) -> CollisionGeometry:
     """The :class:`CollisionGeometry` of a description shape
-    (:class:`~hrdf_ros.parts.geometry.Shape`), posed as the URDF states it: translation
-    and fixed-axis roll-pitch-yaw, the rotation rebuilt from those angles (what MoveIt
-    and every URDF reader check for collisions)."""
-    pose = np.eye(4)   # + 0.0: a URDF writes -0.0 as 0
-    pose[:3, :3] = rpy_to_rotation(*[float(a) + 0.0 for a in rotation_to_rpy(
-        np.asarray(shape.pose, dtype=float)[:3, :3])])
-    pose[:3, 3] = [float(v) + 0.0 for v in np.asarray(shape.pose, dtype=float)[:3, 3]]
+    (:class:`~hrdf_ros.parts.geometry.Shape`), as the URDF states it: its numbers as
+    written (:mod:`hrdf_ros.numbers`), the pose as translation and fixed-axis
+    roll-pitch-yaw, the rotation rebuilt from those angles (what MoveIt and every URDF
+    reader check for collisions)."""
+    pose = written_pose(shape.pose)
     if shape.kind == 'mesh':
-        return CollisionGeometry('mesh', (float(shape.size[0]),) * 3, pose, shape.filename)
-    return CollisionGeometry(shape.kind, tuple(float(v) for v in shape.size), pose)
+        return CollisionGeometry('mesh', (rounded(shape.size[0], RATIO),) * 3, pose,
+                                 shape.filename)
+    return CollisionGeometry(shape.kind, tuple(rounded(v, LENGTH) for v in shape.size), pose)
 
 
 @dataclass
@@ -243,8 +244,8 @@ def collision_shapes(links: Sequence[Tuple[str, Sequence[CollisionGeometry]]]
         try:
             for geometry in geometries:
                 shape, centre, half = _shape(fcl, geometry, cache)
-                found.append(LinkShape(index, geometry.kind, geometry.pose @ _translation(centre),
-                                       half, shape, geometry.pose))
+                pose = reproducible.compose(geometry.pose, _translation(centre))
+                found.append(LinkShape(index, geometry.kind, pose, half, shape, geometry.pose))
         except (ValueError, TypeError, AttributeError, OSError) as exc:
             opaque[name] = str(exc)
             continue

@@ -40,9 +40,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .. import reproducible
 from ..kinematics import gripper as mechanism
 from ..kinematics.rotations import rpy_to_rotation
 from ..model import RobotModel
+from ..numbers import EFFORT, VELOCITY
+from .joints import written_lower, written_magnitude, written_upper
 from .limits import JointLimit
 
 #: Finger joint velocity limit, rad/s: HEBI's gripper spool velocity bound
@@ -140,9 +143,11 @@ class GripperTree:
             m = p.multiplier
             ends = sorted((m * lower + p.offset, m * upper + p.offset))
             mimic = None if p.actuated else (self.joint, m, p.offset)
-            out.append(GripperJointSpec(self.joints[p.name], parent, child, p.origin,
-                                        'revolute', ends[0], ends[1], abs(m) * velocity,
-                                        effort / abs(m), mimic, p.name))
+            out.append(GripperJointSpec(
+                self.joints[p.name], parent, child, p.origin, 'revolute',
+                written_lower(ends[0]), written_upper(ends[1]),
+                written_magnitude(abs(m) * velocity, VELOCITY),
+                written_magnitude(effort / abs(m), EFFORT), mimic, p.name))
         return out
 
 
@@ -239,7 +244,7 @@ def gripper_inertials(element_mass: float, element_com: np.ndarray
         mass, xyz, rpy, _ = _hebi_body(name)
         com = np.eye(4)
         com[:3, :3], com[:3, 3] = rpy_to_rotation(*rpy), xyz
-        frames[name] = poses[name] @ com               # in the base frame at position 0
+        frames[name] = reproducible.compose(poses[name], com)  # base frame, position 0
         masses[name] = mass * scale
     masses[BASE] = float(element_mass) - sum(masses[n] for n in names[1:])
     shift = np.zeros(3)
@@ -251,6 +256,6 @@ def gripper_inertials(element_mass: float, element_com: np.ndarray
         moved = frames[name].copy()
         moved[:3, 3] += shift
         moments = tuple(scale * v for v in _hebi_body(name)[3])
-        out[name] = (masses[name], np.linalg.inv(poses[name]) @ moved,
-                     moments + (0.0, 0.0, 0.0))
+        com = reproducible.compose(reproducible.rigid_inverse(poses[name]), moved)
+        out[name] = (masses[name], com, moments + (0.0, 0.0, 0.0))
     return out

@@ -50,6 +50,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
+from .. import reproducible
 from ..model import RobotModel
 from .frame_tree import FrameTree
 from .gripper import gripper_inertials
@@ -95,7 +96,7 @@ def tensor_matrix(inertia) -> np.ndarray:
 
 def _filled(mass: float, com: np.ndarray, inertia) -> LinkInertial:
     added_mass = FILL_MASS - mass if mass < FILL_MASS else 0.0
-    low, mid, high = (float(v) for v in np.linalg.eigvalsh(tensor_matrix(inertia)))
+    low, mid, high = (float(v) for v in reproducible.symmetric_eigenvalues(tensor_matrix(inertia)))
     added_moment = max(FILL_MOMENT - low, 0.0)
     if high - mid - low > 1e-12 * high:   # an HRDF tensor breaking the triangle inequality
         added_moment = max(added_moment, high - mid - low)

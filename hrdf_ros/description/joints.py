@@ -15,6 +15,9 @@ In: a degree-of-freedom :class:`~hrdf_ros.model.Element` and the user's
 * The axis is the element's motion axis times its ``axis_sign`` (``0 0 -1`` for an HRDF
   ``axis="-rz"``), so joint values are HEBI positions divided by the gear ratio
   (:attr:`JointSpec.reduction`).
+* Limits are the values every output writes (:mod:`hrdf_ros.numbers`): 12 significant
+  digits, rounded inward (a lower bound up, an upper bound down, velocity and effort
+  toward zero), so no written limit admits more than the bound it stands for.
 """
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ from typing import Dict, Optional
 import numpy as np
 
 from ..model import Element
+from ..numbers import (EFFORT, POSITION, VELOCITY, Quantity, lower_limit, magnitude_limit,
+                       upper_limit)
 from .limits import (DEFAULT_JOINT_EFFORT, DEFAULT_JOINT_VELOCITY, DEFAULT_PRISMATIC_LIMIT,
                      JointLimit)
 
@@ -93,7 +98,26 @@ def joint_spec(element: Element, limit: Optional[JointLimit] = None) -> JointSpe
         velocity = limit.velocity
     if limit.effort is not None:
         effort = limit.effort
-    return JointSpec(kind, axis, lower, upper, velocity, effort, float(element.gear_ratio))
+    return JointSpec(kind, axis, written_lower(lower), written_upper(upper),
+                     written_magnitude(velocity, VELOCITY), written_magnitude(effort, EFFORT),
+                     float(element.gear_ratio))
 
 
-__all__ = ['JointSpec', 'joint_spec']
+def written_lower(value: Optional[float]) -> Optional[float]:
+    """A lower position limit (rad or m) as every output writes it: rounded up
+    (:func:`hrdf_ros.numbers.lower_limit`); ``None`` stays."""
+    return None if value is None else lower_limit(value, POSITION)
+
+
+def written_upper(value: Optional[float]) -> Optional[float]:
+    """An upper position limit (rad or m) as every output writes it: rounded down."""
+    return None if value is None else upper_limit(value, POSITION)
+
+
+def written_magnitude(value: Optional[float], quantity: Quantity) -> Optional[float]:
+    """A velocity, acceleration or effort limit as every output writes it: rounded toward
+    zero, never above the rated or configured bound."""
+    return None if value is None else magnitude_limit(value, quantity)
+
+
+__all__ = ['JointSpec', 'joint_spec', 'written_lower', 'written_magnitude', 'written_upper']

@@ -1,34 +1,82 @@
-"""Poses of URDF links for batches of URDF joint values, with hrdf_ros's own kinematics.
+"""Poses of URDF links for batches of URDF joint values, computed from the URDF's own joints.
 
 In: the :class:`~hrdf_ros.model.RobotModel`, its
 :class:`~hrdf_ros.description.frame_tree.FrameTree` and its link tree
 (:class:`~.structure.LinkTree`, as the URDF states it). Out: (N, L, 4, 4) link poses in
-the root link frame (m), and random or default joint values the way MoveIt draws them.
+the root link frame (m), geometric Jacobians of a link, and random or default joint
+values the way MoveIt draws them.
 
-Each URDF link is a frame of the model: ``base_link`` is the reference frame (identity),
-an element's link is its *input* frame, a link at an output with nothing mounted is that
-*output* frame, a parallel gripper's part link is its gripper's input frame times the
-part's pose (:mod:`hrdf_ros.kinematics.gripper`) for its finger joint's value. URDF joint
-values are joint motions; the HEBI position of an HRDF ``<joint gear_ratio="g">`` is g
-times its URDF value (doc/explanation/conventions.md). Mimic joints have no column: MoveIt plans
-for the finger joint, the others follow it.
+The poses are what a URDF consumer computes (robot_state_publisher, MoveIt, FCL): each
+link is its parent link's pose times its joint's origin times the joint's motion
+about (along) the joint's axis by the joint's value. The origins are the model's frames
+as the URDF writes them (:func:`~.structure.written_pose` of
+:func:`~.frame_tree.joint_origin`: ``base_link`` is the reference frame, an element's
+link its *input* frame, a link at an output with nothing mounted that *output* frame),
+the axes :class:`~.joints.JointSpec`'s; a parallel gripper's part links hang on its
+joints (:meth:`~.gripper.GripperTree.joint_specs`), mimic joints at
+``multiplier * value + offset`` of the finger joint. URDF joint values are joint
+motions; the HEBI position of an HRDF ``<joint gear_ratio="g">`` is g times its URDF value
+(doc/explanation/conventions.md). Mimic joints have no column: MoveIt plans for the
+finger joint, the others follow it.
+
+Everything here is computed with :mod:`hrdf_ros.reproducible` (no BLAS, the C library's
+sine and cosine), so the collision matrix, the named states and every number the MoveIt
+package derives from link poses are the same bits on every machine.
 """
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..kinematics import Kinematics
-from ..kinematics import gripper as mechanism
+from .. import reproducible
 from ..model import RobotModel
-from .frame_tree import FrameTree, link_frames
-from .structure import LinkTree
+from .frame_tree import FrameTree, joint_origin
+from .joints import joint_spec
+from .structure import LinkTree, written_pose
+
+
+@dataclass(frozen=True)
+class _Motion:
+    """One URDF joint as the poser evaluates it: ``pose(child) = pose(parent) @ origin @
+    motion(value)``; ``value`` is column ``column``'s (times ``multiplier``, plus
+    ``offset``: a mimic joint's), or none for a fixed joint (``column`` -1)."""
+
+    parent: int
+    child: int
+    origin: np.ndarray
+    prismatic: bool
+    axis: Tuple[float, float, float]
+    column: int
+    multiplier: float = 1.0
+    offset: float = 0.0
+
+
+def _moved(pose: np.ndarray, axis: Sequence[float], prismatic: bool,
+           values: np.ndarray) -> np.ndarray:
+    """(N, 4, 4) ``pose @ motion(values)``, the motion about (along) a principal unit axis
+    (+-x, y, z) by ``values`` (N,): for a rotation about axis a, column a is the pose's and
+    the other two columns i, j turn (``c P_i + s P_j``, ``c P_j - s P_i``); for a
+    translation, the origin moves along column a. The sums a product with the motion
+    matrix would add, but for terms that are exactly 0."""
+    index = int(np.argmax(np.abs(axis)))
+    values = (1.0 if axis[index] > 0 else -1.0) * values
+    out = np.array(np.broadcast_to(pose, (len(values), 4, 4)))
+    if prismatic:
+        out[:, :3, 3] = pose[..., :3, index] * values[:, None] + pose[..., :3, 3]
+        return out
+    c, s = reproducible.cos(values)[:, None], reproducible.sin(values)[:, None]
+    i, j = (index + 1) % 3, (index + 2) % 3
+    column_i, column_j = pose[..., :3, i], pose[..., :3, j]
+    out[:, :3, i] = column_i * c + column_j * s
+    out[:, :3, j] = column_i * -s + column_j * c
+    return out
 
 
 class LinkPoser:
-    """Batched poses of named URDF links.
+    """Batched poses and Jacobians of named URDF links (module docstring).
 
     Attributes:
         joints: the URDF's movable joints but mimic joints, URDF order (the columns of
@@ -39,92 +87,139 @@ class LinkPoser:
     """
 
     def __init__(self, model: RobotModel, tree: FrameTree, urdf: LinkTree):
-        """Map every URDF link to a model frame.
+        """Map every URDF joint to its origin, axis and column.
 
         Raises:
             ValueError: when the URDF's movable joints or links are not the frame tree's
                 (a URDF written for another model or naming).
         """
-        self._kinematics = Kinematics(model)
         movable = [j for j in urdf.joints if j.is_active]
         self.joints: List[str] = [j.name for j in movable]
         expected = tree.dof_names + tree.gripper_joint_names
         if sorted(self.joints) != sorted(expected):
             raise ValueError('the URDF joints are not the model\'s degrees of freedom '
                              f'({", ".join(self.joints)} vs {", ".join(expected)})')
-        dof_of = {name: k for k, name in enumerate(tree.dof_names)}
-        #: URDF columns of the degrees of freedom, and their dof index
-        self._urdf_columns = np.array([c for c, n in enumerate(self.joints) if n in dof_of],
-                                      dtype=int)
-        self._columns = np.array([dof_of[self.joints[c]] for c in self._urdf_columns],
-                                 dtype=int)
-        self._dof = len(tree.dof_names)
-        ratios = np.array([model.elements[e].gear_ratio for e in model.dof_elements])
-        self._ratios = ratios[self._columns] if len(ratios) else ratios
+        links = list(tree.links) + [n for g in tree.grippers for n in g.links.values()]
+        if sorted(links) != sorted(urdf.links):
+            raise ValueError('the URDF links are not the model\'s frame tree links')
         self.gripper_columns = [self.joints.index(g.joint) for g in tree.grippers]
         self.lower = np.array([-math.pi if j.lower is None else j.lower for j in movable])
         self.upper = np.array([math.pi if j.upper is None else j.upper for j in movable])
-        self._frames: Dict[str, Tuple[str, int]] = link_frames(model, tree)
-        #: gripper part link -> (gripper element, finger joint column, part index)
-        self._parts: Dict[str, Tuple[int, int, int]] = {}
-        for gripper, column in zip(tree.grippers, self.gripper_columns):
-            for k, part in enumerate(mechanism.PART_NAMES):
-                self._parts[gripper.links[part]] = (gripper.element, column, k)
-                self._frames[gripper.links[part]] = ('gripper', k)
-        if set(self._frames) != set(urdf.links):
-            raise ValueError('the URDF links are not the model\'s frame tree links')
+        self._links = {name: k for k, name in enumerate(links)}
+        self._motions = self._joint_motions(model, tree, urdf)
+        #: link index -> the motions from the root to it, root first
+        self._chains: Dict[int, List[_Motion]] = {0: []}
+        for motion in self._motions:
+            self._chains[motion.child] = self._chains[motion.parent] + [motion]
 
-    def hebi_positions(self, values: np.ndarray) -> np.ndarray:
-        """(N, dof) HEBI joint positions of (N, n) URDF joint values."""
+    def _joint_motions(self, model: RobotModel, tree: FrameTree, urdf: LinkTree
+                       ) -> List[_Motion]:
+        """Every URDF joint as a :class:`_Motion`, parents before children."""
+        column = {name: k for k, name in enumerate(self.joints)}
+        frames = {}   # joint name -> (origin, prismatic, axis)
+        for joint in tree.joints:
+            axis, prismatic = (1.0, 0.0, 0.0), False
+            if joint.dof >= 0:
+                element = model.elements[joint.element]
+                axis = tuple(float(v) for v in joint_spec(element).axis)
+                prismatic = element.motion[0] == 't'
+            frames[joint.name] = (written_pose(joint_origin(model, joint)), prismatic, axis)
+        for gripper in tree.grippers:
+            for spec in gripper.joint_specs():
+                frames[spec.name] = (written_pose(spec.origin), False, (1.0, 0.0, 0.0))
+        by_parent: Dict[str, list] = {}
+        for joint in urdf.joints:
+            by_parent.setdefault(joint.parent, []).append(joint)
+        motions, stack = [], [urdf.root]
+        while stack:                      # depth first from the root: parents first
+            for joint in reversed(by_parent.get(stack.pop(), [])):
+                origin, prismatic, axis = frames[joint.name]
+                if not joint.is_movable:
+                    index, multiplier, offset = -1, 1.0, 0.0
+                elif joint.mimic is not None:
+                    index, multiplier, offset = (column[joint.mimic[0]], joint.mimic[1],
+                                                 joint.mimic[2])
+                else:
+                    index, multiplier, offset = column[joint.name], 1.0, 0.0
+                motions.append(_Motion(self._links[joint.parent], self._links[joint.child],
+                                       origin, prismatic, axis, index, multiplier, offset))
+                stack.append(joint.child)
+        return motions
+
+    def fingerprint(self) -> bytes:
+        """Everything the poses and Jacobians depend on (joints, bounds, each joint's
+        origin, axis, column and mimic rule), as bytes: equal fingerprints, equal poses."""
+        parts = [repr((self.joints, self.lower.tolist(), self.upper.tolist())).encode()]
+        for m in self._motions:
+            parts.append(repr((m.parent, m.child, m.prismatic, m.axis, m.column,
+                               m.multiplier, m.offset)).encode() + m.origin.tobytes())
+        return b'\0'.join(parts)
+
+    def _values(self, values) -> np.ndarray:
         values = np.atleast_2d(np.asarray(values, dtype=float))
-        q = np.zeros((values.shape[0], self._dof))
-        q[:, self._columns] = values[:, self._urdf_columns] * self._ratios
-        return q
+        if values.shape[1] != len(self.joints):
+            raise ValueError(f'expected {len(self.joints)} joint values per state, got '
+                             f'{values.shape[1]}')
+        return values
+
+    def _all_poses(self, values: np.ndarray, needed: Sequence[int]) -> Dict[int, np.ndarray]:
+        """{link index: (N, 4, 4) pose} of the ``needed`` links and their ancestors."""
+        wanted = set()
+        for link in needed:
+            wanted.update(m.child for m in self._chains[link])
+        poses = {0: np.broadcast_to(np.eye(4), (len(values), 4, 4))}
+        for m in self._motions:
+            if m.child not in wanted:
+                continue
+            pose = reproducible.compose(poses[m.parent], m.origin)
+            if m.column >= 0:
+                joint_values = values[:, m.column] * m.multiplier + m.offset
+                pose = _moved(pose, m.axis, m.prismatic, joint_values)
+            poses[m.child] = pose
+        return poses
 
     def poses(self, links: Sequence[str], values: np.ndarray) -> np.ndarray:
         """(N, len(links), 4, 4) poses of ``links`` in the root link frame for (N, n)
-        URDF joint values (``n = len(joints)``)."""
-        values = np.atleast_2d(np.asarray(values, dtype=float))
-        q = self.hebi_positions(values)
-        frames = {}
-        kinds = {self._frames[name][0] for name in links}
-        if 'gripper' in kinds:
-            kinds = (kinds - {'gripper'}) | {'input'}
-        for kind in kinds - {'base'}:
-            frames[kind] = self._kinematics.frames(kind, q)
-        out = np.empty((q.shape[0], len(links), 4, 4))
-        parts = {}
-        for k, name in enumerate(links):
-            kind, index = self._frames[name]
-            if kind == 'gripper':
-                element, column, part = self._parts[name]
-                if column not in parts:
-                    parts[column] = mechanism.part_poses(values[:, column])
-                out[:, k] = frames['input'][:, element] @ parts[column][:, part]
-                continue
-            out[:, k] = np.eye(4) if kind == 'base' else frames[kind][:, index]
+        URDF joint values (``n = len(joints)``; rad, m).
+
+        Raises:
+            KeyError: for a link the URDF does not have.
+            ValueError: for values of another width.
+        """
+        values = self._values(values)
+        indices = [self._links[name] for name in links]
+        poses = self._all_poses(values, indices)
+        out = np.empty((len(values), len(links), 4, 4))
+        for k, index in enumerate(indices):
+            out[:, k] = poses[index]
         return out
 
     def jacobians(self, link: str, values: np.ndarray) -> np.ndarray:
-        """(N, 6, n) geometric Jacobians of a link's frame per unit URDF joint value
-        (rows vx vy vz wx wy wz in the root link frame, columns :attr:`joints`).
+        """(N, 6, n) geometric Jacobians of a link's frame per unit URDF joint value: rows
+        vx vy vz (m per unit) wx wy wz (rad per unit) of the link's origin in the root
+        link frame, columns :attr:`joints` (a mimic joint adds its multiple to the
+        column of the joint it follows). Zero for the root link.
 
         Raises:
-            ValueError: for the root link (it never moves).
+            KeyError, ValueError: as :meth:`poses`.
         """
-        kind, index = self._frames[link]
-        if kind in ('base', 'gripper'):
-            raise ValueError(f'{link} is the root link or a gripper part')
-        full = self._kinematics.frame_jacobian(kind, index, self.hebi_positions(values))
-        out = np.zeros(full.shape[:2] + (len(self.joints),))
-        out[:, :, self._urdf_columns] = full[:, :, self._columns] * self._ratios
+        values = self._values(values)
+        index = self._links[link]
+        poses = self._all_poses(values, [index])
+        tip = poses[index][:, :3, 3]
+        out = np.zeros((len(values), 6, len(self.joints)))
+        for m in self._chains[index]:
+            if m.column < 0:
+                continue
+            frame = poses[m.child]
+            axis = reproducible.apply(frame[:, :3, :3], m.axis)      # (N, 3), root frame
+            if m.prismatic:
+                linear, angular = axis, 0.0
+            else:
+                linear, angular = reproducible.cross(axis, tip - frame[:, :3, 3]), axis
+            out[:, :3, m.column] += m.multiplier * linear
+            out[:, 3:, m.column] += m.multiplier * angular
         return out
-
-    def frame_of(self, link: str) -> Tuple[str, int]:
-        """(frame type, index) of a link: ``('base', 0)`` for the root, else
-        ``('input', element)``, ``('output', output frame)`` or, for a gripper part,
-        ``('gripper', part index)``."""
-        return self._frames[link]
 
     def random_values(self, rng: np.random.Generator, count: int) -> np.ndarray:
         """(count, n) joint values drawn uniformly within :attr:`lower`..:attr:`upper`

@@ -5,16 +5,25 @@ named states ``zero`` and ``home``.
 In: a :class:`~.robot.RobotDescription` (its link tree, link poses and collision
 shapes; no URDF is written or read). Out: :class:`Semantics`. Needs no Jinja2;
 python-fcl only when ``samples`` > 0 (:mod:`.collision_matrix`).
+
+The collision matrix takes a quarter to half a second for a 6- or 7-DoF arm, and the
+MoveIt package, the MJCF model and the motion planner of one robot need the same one:
+the last :data:`REMEMBERED` results are kept, by a fingerprint of everything they are
+computed from (the link tree and its limits, the link poses' joint origins and axes, the
+collision geometry as the URDF states it, the end effectors, ``samples`` and ``seed``).
+A result is shared by every caller that asks for the same: treat it as read-only.
 """
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
 import numpy as np
 
 from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, collision_matrix
-from .collision_shapes import CollisionShapes, collision_shapes
+from .collision_shapes import CollisionShapes, collision_shapes, require_fcl
 from .gripper_groups import GripperGroup, gripper_groups
 from .groups import PlanningGroup, planning_groups
 from .link_poses import LinkPoser
@@ -69,6 +78,25 @@ class Semantics:
         return values
 
 
+#: How many results :func:`semantics` keeps (module docstring).
+REMEMBERED = 2
+_REMEMBERED: 'OrderedDict[str, Semantics]' = OrderedDict()
+
+
+def _fingerprint(urdf: LinkTree, description: RobotDescription, poser: LinkPoser,
+                 geometry, samples: int, seed: int) -> str:
+    """SHA-256 of everything :func:`semantics` computes from (module docstring)."""
+    digest = hashlib.sha256()
+    tree = description.tree
+    digest.update(repr((urdf, tree.end_effector_links, tree.grippers, samples, seed)).encode())
+    digest.update(poser.fingerprint())
+    for link, shapes in geometry:
+        for shape in shapes:
+            digest.update(repr((link, shape.kind, shape.size, shape.filename,
+                                shape.error)).encode() + shape.pose.tobytes())
+    return digest.hexdigest()
+
+
 def semantics(description: RobotDescription, samples: int = DEFAULT_SAMPLES,
               seed: int = DEFAULT_SEED) -> Semantics:
     """Groups, collision matrix and named states of a robot (the SRDF's content).
@@ -82,15 +110,22 @@ def semantics(description: RobotDescription, samples: int = DEFAULT_SAMPLES,
         ImportError: python-fcl missing while ``samples`` > 0.
         ValueError: ``samples`` < 0.
     """
+    if samples:
+        require_fcl()         # as when nothing is remembered (ImportError)
     model, tree = description.model, description.tree
     urdf = description.link_tree()
+    poser = LinkPoser(model, tree, urdf)
+    geometry = description.collision_geometry() if samples else []
+    key = _fingerprint(urdf, description, poser, geometry, samples, seed)
+    if key in _REMEMBERED:
+        _REMEMBERED.move_to_end(key)
+        return _REMEMBERED[key]
     active = [j.name for j in urdf.joints if j.is_active]
     gripper_links = [link for g in tree.grippers for link in g.links.values()]
     groups = planning_groups(urdf, tree.end_effector_links, gripper_links) if active else []
     grippers = gripper_groups(tree, urdf, groups)
-    poser = LinkPoser(model, tree, urdf)
     if samples:
-        shapes = collision_shapes(description.collision_geometry())
+        shapes = collision_shapes(geometry)
         checker = CollisionChecker(shapes, poser)
     else:   # Adjacent pairs only: which links have geometry is all that counts
         shapes = CollisionShapes([n for n in urdf.links if n in urdf.collision_links], [])
@@ -112,6 +147,9 @@ def semantics(description: RobotDescription, samples: int = DEFAULT_SAMPLES,
         home = result.home()
         lowest = checker.lowest(np.array([home[j] for j in poser.joints]), moving_only=True)
         result.floor = min(0.0, float(lowest[0]) - CLEARANCE)
+    _REMEMBERED[key] = result
+    while len(_REMEMBERED) > REMEMBERED:
+        _REMEMBERED.popitem(last=False)
     return result
 
 

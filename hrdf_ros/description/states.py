@@ -28,6 +28,7 @@ from typing import Dict, Mapping, Optional, Sequence
 
 import numpy as np
 
+from .. import reproducible
 from .frame_tree import BASE_LINK
 from .collision_matrix import CollisionChecker, Pair
 from .groups import PlanningGroup
@@ -66,13 +67,12 @@ def conditioning(group: PlanningGroup, poser: LinkPoser, values: np.ndarray,
     columns = [poser.joints.index(j) for j in group.joints]
     jacobian = poser.jacobians(group.tip, values)[:, :, columns]
     tips = poser.poses([group.base, group.tip], values)
-    reach = max(float(np.max(np.linalg.norm(tips[:, 1, :3, 3] - tips[:, 0, :3, 3],
-                                            axis=1))), 1e-3)
+    reach = max(float(np.max(reproducible.norm(tips[:, 1, :3, 3] - tips[:, 0, :3, 3]))), 1e-3)
     scaled = np.concatenate([jacobian[:, :3] / reach, jacobian[:, 3:]], axis=1)
     if all_rows is None:
         all_rows = not group.position_only
     rows = scaled if all_rows else scaled[:, :3]
-    return np.linalg.svd(rows, compute_uv=False).min(axis=1)
+    return reproducible.singular_values(rows).min(axis=1)
 
 
 def home_state(group: PlanningGroup, poser: LinkPoser,

@@ -6,14 +6,19 @@ freedom and the grippers' :class:`~.gripper.GripperJointSpec` (all in
 :class:`~.robot.RobotDescription`). Out: a :class:`LinkTree`, what the semantics
 (planning groups, named states, the collision matrix) and the MoveIt files are computed
 from. :func:`hrdf_ros.export.urdf_structure.parse_urdf` reads the same structure from a
-URDF document; for this package's URDF both agree exactly (numbers are written with
-``repr``). Units: rad (m for prismatic joints), rad/s (m/s).
+URDF document; for this package's URDF both agree exactly (limits are rounded where they
+are decided, :mod:`.joints`, and the other values here are the numbers as written,
+:mod:`hrdf_ros.numbers`). Units: rad (m for prismatic joints), rad/s (m/s).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
+from ..kinematics.rotations import rotation_to_rpy, rpy_to_rotation
+from ..numbers import ANGLE, LENGTH, POSITION, RATIO, rounded
 from .frame_tree import FrameTree
 from .gripper import GripperJointSpec
 from .joints import JointSpec
@@ -78,6 +83,18 @@ class LinkTree:
         return {j.child: j for j in self.joints}
 
 
+def written_pose(transform) -> np.ndarray:
+    """A (4, 4) pose as a URDF states it: the translation and the fixed-axis roll, pitch,
+    yaw as written (:mod:`hrdf_ros.numbers`), the rotation rebuilt from those angles (what
+    MoveIt and every URDF reader compute with)."""
+    transform = np.asarray(transform, dtype=float)
+    pose = np.eye(4)   # + 0.0: a URDF writes -0.0 as 0
+    pose[:3, :3] = rpy_to_rotation(*[rounded(a, ANGLE) + 0.0
+                                     for a in rotation_to_rpy(transform[:3, :3])])
+    pose[:3, 3] = [rounded(v, LENGTH) + 0.0 for v in transform[:3, 3]]
+    return pose
+
+
 def _float(value) -> Optional[float]:
     return None if value is None else float(value)
 
@@ -119,7 +136,8 @@ def link_tree(name: str, tree: FrameTree, joint_specs: Mapping[str, JointSpec],
             continue
         mimic = None
         if spec.mimic is not None:
-            mimic = (spec.mimic[0], float(spec.mimic[1]), float(spec.mimic[2]))
+            mimic = (spec.mimic[0], rounded(spec.mimic[1], RATIO),
+                     rounded(spec.mimic[2], POSITION))
         bounded = _bounded(spec.kind)
         joints.append(TreeJoint(spec.name, spec.kind, spec.parent, spec.child,
                                 _float(spec.lower) if bounded else None,
@@ -128,4 +146,4 @@ def link_tree(name: str, tree: FrameTree, joint_specs: Mapping[str, JointSpec],
     return LinkTree(name, links, joints, tree.links[0], frozenset(collision_links))
 
 
-__all__ = ['MOVABLE_TYPES', 'LinkTree', 'TreeJoint', 'link_tree']
+__all__ = ['MOVABLE_TYPES', 'LinkTree', 'TreeJoint', 'link_tree', 'written_pose']

@@ -4,8 +4,8 @@ joints and geoms (:mod:`hrdf_ros.export.mjcf` writes the rest of the model).
 In: a :class:`~hrdf_ros.description.robot.RobotDescription` and the inertials to write.
 Out: ``<body>`` elements under a parent, and what they hold: the joints in
 MuJoCo's qpos order, the actuated joints with their range and effort, the mimic joints,
-the mesh files and materials the geoms use. Poses are ``pos`` and ``quat`` (w x y z)
-with full double precision; a box is written with half sizes, a cylinder with radius and
+the mesh files and materials the geoms use. Poses are ``pos`` and ``quat`` (w x y z),
+numbers by the rule of :mod:`.numbers`; a box is written with half sizes, a cylinder with radius and
 half length (MJCF's conventions); meshes by absolute file path (MuJoCo reads STL, OBJ).
 """
 from __future__ import annotations
@@ -21,18 +21,20 @@ from ..description.inertials import LinkInertial, tensor_matrix
 from ..description.link_shapes import colour, mesh_file
 from ..description.robot import RobotDescription
 from ..kinematics.rotations import rotation_to_quaternion
-from .xml_text import axis_text, comment, num, nums
+from ..reproducible import matmul
+from ..numbers import EFFORT, INERTIA, LENGTH, MASS, POSITION, RATIO, num, nums, rounded
+from .xml_text import axis_text, comment
 
 
 def pose_attributes(node: ET.Element, transform: np.ndarray) -> None:
-    """``pos`` (when not zero) and ``quat`` (w x y z, when rotated) of a (4, 4)
-    transform."""
+    """``pos`` (unless it is written as zero) and ``quat`` (w x y z, unless it is written as
+    the identity) of a (4, 4) transform."""
     transform = np.asarray(transform, dtype=float)
-    if np.any(transform[:3, 3]):
-        node.set('pos', nums(transform[:3, 3]))
-    if not np.array_equal(transform[:3, :3], np.eye(3)):
-        x, y, z, w = rotation_to_quaternion(transform[:3, :3])
-        node.set('quat', nums((w, x, y, z)))
+    if any(rounded(v, LENGTH) for v in transform[:3, 3]):
+        node.set('pos', nums(transform[:3, 3], LENGTH))
+    x, y, z, w = rotation_to_quaternion(transform[:3, :3])
+    if [rounded(v, RATIO) for v in (w, x, y, z)] != [1.0, 0.0, 0.0, 0.0]:
+        node.set('quat', nums((w, x, y, z), RATIO))
 
 
 def inertial(body: ET.Element, inertial: LinkInertial) -> None:
@@ -44,10 +46,10 @@ def inertial(body: ET.Element, inertial: LinkInertial) -> None:
                             f'+{inertial.added_moment:.3g} kg m^2 per principal moment'))
     com = np.asarray(inertial.com, dtype=float)
     # MJCF takes a full tensor in the body's axes (no quat beside fullinertia)
-    tensor = com[:3, :3] @ tensor_matrix(inertial.inertia) @ com[:3, :3].T
+    tensor = matmul(matmul(com[:3, :3], tensor_matrix(inertial.inertia)), com[:3, :3].T)
     ET.SubElement(body, 'inertial', {
-        'pos': nums(com[:3, 3]), 'mass': num(inertial.mass),
-        'fullinertia': nums(tensor[[0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]])})
+        'pos': nums(com[:3, 3], LENGTH), 'mass': num(inertial.mass, MASS),
+        'fullinertia': nums(tensor[[0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]], INERTIA)})
 
 
 class BodyWriter:
@@ -103,11 +105,12 @@ class BodyWriter:
                     os.path.basename(path))[0]
             attributes.update(type='mesh', mesh=self.meshes[key])
         elif shape.kind == 'box':
-            attributes.update(type='box', size=nums(np.asarray(shape.size) / 2.0))
+            attributes.update(type='box', size=nums(np.asarray(shape.size) / 2.0, LENGTH))
         elif shape.kind == 'cylinder':
-            attributes.update(type='cylinder', size=nums((shape.size[0], shape.size[1] / 2)))
+            attributes.update(type='cylinder',
+                              size=nums((shape.size[0], shape.size[1] / 2), LENGTH))
         else:
-            attributes.update(type='sphere', size=num(shape.size[0]))
+            attributes.update(type='sphere', size=num(shape.size[0], LENGTH))
         if kind == 'visual' and shape.material:
             self.materials[shape.material] = colour(shape.material)
             attributes['material'] = shape.material
@@ -121,9 +124,9 @@ class BodyWriter:
         (N m or N; None: none), and keep it in qpos order."""
         attributes = {'name': name, 'type': kind, 'axis': axis}
         if lower is not None:
-            attributes['range'] = nums((lower, upper))
+            attributes['range'] = nums((lower, upper), POSITION)
         if effort is not None:
-            attributes['actuatorfrcrange'] = nums((-effort, effort))
+            attributes['actuatorfrcrange'] = nums((-effort, effort), EFFORT)
         self.joint_nodes[name] = ET.SubElement(body, 'joint', attributes)
         self.joints.append(name)
 

@@ -42,6 +42,7 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 import defusedxml.ElementTree as SafeET
 
 from ..description.hebi_arm import HebiArm
+from ..numbers import POSITION, num
 from .urdf_structure import parse_urdf
 
 #: Hardware name -> ros2_control hardware plugin.
@@ -182,11 +183,11 @@ def ros2_control_elements(joints: Sequence[str], options: Ros2ControlOptions,
         if options.hebi_gripper_joint:
             _param(hardware, 'gripper_joint_name', prefix + options.hebi_gripper_joint)
     for joint in joints:
-        _joint(system, prefix + joint, repr(float(initial.get(joint, 0.0))))
+        _joint(system, prefix + joint, num(initial.get(joint, 0.0), POSITION))
     if options.hardware != 'hebi':
         for joint, (source, multiplier, offset) in mimic_joints.items():
             value = multiplier * float(initial.get(source, 0.0)) + offset
-            _joint(system, prefix + joint, repr(value), mimic=True)
+            _joint(system, prefix + joint, num(value, POSITION), mimic=True)
     out = [system]
     if options.hardware == 'gazebo':
         gazebo = ET.Element('gazebo')

@@ -17,8 +17,8 @@ Layout, with the URDF's names (:mod:`hrdf_ros.description.frame_tree`):
   joints with the URDF's axis (in the child link frame) and limits; other element
   connections are ``fixed`` joints named as in the URDF.
 
-Poses are written with full double precision (``repr``), so frames equal hrdf_ros's
-(and HEBI's) to rounding. Gear ratios: a joint value is the joint's motion, as in the
+Numbers follow the one rule of :mod:`.numbers` (12 significant digits, rounding noise
+written 0), so frames equal hrdf_ros's (and HEBI's) to 1e-12 m. Gear ratios: a joint value is the joint's motion, as in the
 URDF (HEBI position = gear ratio x value).
 
 A parallel gripper (:mod:`hrdf_ros.description.gripper`) adds its part links, its finger joint and
@@ -42,7 +42,8 @@ from ..description.joints import JointSpec
 from ..description.link_shapes import colour
 from ..description.robot import RobotDescription, describe
 from ..model import RobotModel
-from .xml_text import axis_text, comment, document, num, nums, xyz_rpy
+from ..numbers import EFFORT, INERTIA, LENGTH, MASS, POSITION, RATIO, VELOCITY, num, nums
+from .xml_text import axis_text, comment, document, source_name, xyz_rpy
 
 #: The SDFormat version written.
 SDF_VERSION = '1.9'
@@ -70,10 +71,10 @@ def _inertial(link: ET.Element, inertial: LinkInertial) -> None:
         node.append(comment(f'hrdf_ros fill: +{inertial.added_mass:.3g} kg, '
                             f'+{inertial.added_moment:.3g} kg m^2 per principal moment'))
     _pose(node, inertial.com)
-    _text(node, 'mass', num(inertial.mass))
+    _text(node, 'mass', num(inertial.mass, MASS))
     tensor = ET.SubElement(node, 'inertia')
     for name, value in zip(('ixx', 'iyy', 'izz', 'ixy', 'ixz', 'iyz'), inertial.inertia):
-        _text(tensor, name, num(value))
+        _text(tensor, name, num(value, INERTIA))
 
 
 def _geometry(link: ET.Element, tag: str, shapes) -> None:
@@ -82,21 +83,21 @@ def _geometry(link: ET.Element, tag: str, shapes) -> None:
         _pose(node, shape.pose)
         geometry = ET.SubElement(node, 'geometry')
         if shape.kind == 'box':
-            _text(ET.SubElement(geometry, 'box'), 'size', nums(shape.size))
+            _text(ET.SubElement(geometry, 'box'), 'size', nums(shape.size, LENGTH))
         elif shape.kind == 'cylinder':
             cylinder = ET.SubElement(geometry, 'cylinder')
-            _text(cylinder, 'radius', num(shape.size[0]))
-            _text(cylinder, 'length', num(shape.size[1]))
+            _text(cylinder, 'radius', num(shape.size[0], LENGTH))
+            _text(cylinder, 'length', num(shape.size[1], LENGTH))
         elif shape.kind == 'sphere':
-            _text(ET.SubElement(geometry, 'sphere'), 'radius', num(shape.size[0]))
+            _text(ET.SubElement(geometry, 'sphere'), 'radius', num(shape.size[0], LENGTH))
         else:
             mesh = ET.SubElement(geometry, 'mesh')
             _text(mesh, 'uri', shape.filename)
-            _text(mesh, 'scale', nums([shape.size[0]] * 3))
+            _text(mesh, 'scale', nums([shape.size[0]] * 3, RATIO))
         if tag == 'visual' and shape.material:
             material = ET.SubElement(node, 'material')
             for name in ('ambient', 'diffuse'):
-                _text(material, name, nums(colour(shape.material)))
+                _text(material, name, nums(colour(shape.material), RATIO))
 
 
 def _joint_axis(joint: ET.Element, spec: JointSpec) -> None:
@@ -104,11 +105,12 @@ def _joint_axis(joint: ET.Element, spec: JointSpec) -> None:
     _text(axis, 'xyz', axis_text(spec.axis))
     limit = ET.SubElement(axis, 'limit')
     if spec.lower is not None:
-        _text(limit, 'lower', num(spec.lower))
-        _text(limit, 'upper', num(spec.upper))
+        _text(limit, 'lower', num(spec.lower, POSITION))
+        _text(limit, 'upper', num(spec.upper, POSITION))
     # SDFormat: a negative effort or velocity means unlimited
-    _text(limit, 'effort', num(spec.effort) if spec.effort is not None else '-1')
-    _text(limit, 'velocity', num(spec.velocity) if spec.velocity is not None else '-1')
+    _text(limit, 'effort', num(spec.effort, EFFORT) if spec.effort is not None else '-1')
+    _text(limit, 'velocity',
+          num(spec.velocity, VELOCITY) if spec.velocity is not None else '-1')
 
 
 def _gripper_joint(root: ET.Element, spec: GripperJointSpec) -> None:
@@ -120,16 +122,20 @@ def _gripper_joint(root: ET.Element, spec: GripperJointSpec) -> None:
     axis = ET.SubElement(node, 'axis')
     _text(axis, 'xyz', '1 0 0')
     limit = ET.SubElement(axis, 'limit')
-    for tag, value in (('lower', spec.lower), ('upper', spec.upper),
-                       ('effort', spec.effort), ('velocity', spec.velocity)):
-        _text(limit, tag, num(value))
+    for tag, value, quantity in (('lower', spec.lower, POSITION),
+                                 ('upper', spec.upper, POSITION),
+                                 ('effort', spec.effort, EFFORT),
+                                 ('velocity', spec.velocity, VELOCITY)):
+        _text(limit, tag, num(value, quantity))
     if spec.mimic is not None:
         joint, multiplier, offset = spec.mimic
         mimic = ET.SubElement(axis, 'mimic', {'joint': joint, 'axis': 'axis'})
-        for tag, value in (('multiplier', multiplier), ('offset', offset), ('reference', 0)):
-            _text(mimic, tag, num(value))
+        for tag, value, quantity in (('multiplier', multiplier, RATIO),
+                                     ('offset', offset, POSITION), ('reference', 0, POSITION)):
+            _text(mimic, tag, num(value, quantity))
         ET.SubElement(node, f'{{{DRAKE_NS}}}mimic', {
-            'joint': joint, 'multiplier': num(multiplier), 'offset': num(offset)})
+            'joint': joint, 'multiplier': num(multiplier, RATIO),
+            'offset': num(offset, POSITION)})
 
 
 def sdf_element(description: RobotDescription, notes: Optional[List[str]] = None
@@ -141,7 +147,7 @@ def sdf_element(description: RobotDescription, notes: Optional[List[str]] = None
     if tree.grippers:
         ET.register_namespace('drake', DRAKE_NS)
     sdf = ET.Element('sdf', {'version': MIMIC_SDF_VERSION if tree.grippers else SDF_VERSION})
-    sdf.append(comment(f'Generated by hrdf_ros from {model.path} (HRDF '
+    sdf.append(comment(f'Generated by hrdf_ros from {source_name(model.path)} (HRDF '
                        f'{".".join(map(str, model.version))}). Units: m, kg, rad.'))
     fill = fill_notes(inertials, model.total_mass)
     if fill:

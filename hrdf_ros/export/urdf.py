@@ -7,8 +7,9 @@ What the robot is comes from :mod:`hrdf_ros.description`
 (:func:`~hrdf_ros.description.robot.describe`); this module spells it:
 :func:`urdf_element` for a :class:`~hrdf_ros.description.robot.RobotDescription`,
 :func:`to_urdf` for a model and options. The link/joint layout is
-:mod:`hrdf_ros.description.frame_tree`. Numbers are written with full double precision
-(``repr``), so forward kinematics of the URDF equal hrdf_ros's (and HEBI's) to rounding.
+:mod:`hrdf_ros.description.frame_tree`. Numbers follow the one rule of :mod:`.numbers`
+(12 significant digits, rounding noise written 0): forward kinematics of the URDF equal
+hrdf_ros's (and HEBI's) to 1e-12 m, and the file is the same on every machine.
 
 * Inertials (:mod:`hrdf_ros.description.inertials`): mass (kg), origin at the COM frame
   (``com_rot`` as rpy), inertia (kg m^2) about the COM in that frame; bodies HEBI leaves
@@ -57,10 +58,14 @@ from ..description.joints import JointSpec
 from ..description.link_shapes import Shape, colour
 from ..description.robot import RobotDescription, describe
 from ..model import RobotModel
-from .xml_text import axis_text, comment, document, num, nums, xyz_rpy
+from ..numbers import EFFORT, INERTIA, LENGTH, MASS, POSITION, RATIO, VELOCITY, num, nums
+from .xml_text import axis_text, comment, document, source_name, xyz_rpy
 
 #: SDFormat (1.9, libsdformat 12) merges or drops links whose mass is within this of 0, kg.
 SDFORMAT_MIN_MASS = 1e-6
+#: The quantity of each ``<limit>`` attribute (:mod:`.numbers`).
+LIMIT_QUANTITIES = {'lower': POSITION, 'upper': POSITION, 'effort': EFFORT,
+                    'velocity': VELOCITY}
 
 
 def _origin(parent: ET.Element, transform) -> None:
@@ -73,18 +78,18 @@ def _geometry(parent: ET.Element, tag: str, shape: Shape) -> None:
     _origin(node, shape.pose)
     geometry = ET.SubElement(node, 'geometry')
     if shape.kind == 'box':
-        ET.SubElement(geometry, 'box', {'size': nums(shape.size)})
+        ET.SubElement(geometry, 'box', {'size': nums(shape.size, LENGTH)})
     elif shape.kind == 'cylinder':
-        ET.SubElement(geometry, 'cylinder', {'radius': num(shape.size[0]),
-                                             'length': num(shape.size[1])})
+        ET.SubElement(geometry, 'cylinder', {'radius': num(shape.size[0], LENGTH),
+                                             'length': num(shape.size[1], LENGTH)})
     elif shape.kind == 'sphere':
-        ET.SubElement(geometry, 'sphere', {'radius': num(shape.size[0])})
+        ET.SubElement(geometry, 'sphere', {'radius': num(shape.size[0], LENGTH)})
     else:
         ET.SubElement(geometry, 'mesh', {'filename': shape.filename,
-                                         'scale': nums([shape.size[0]] * 3)})
+                                         'scale': nums([shape.size[0]] * 3, RATIO)})
     if tag == 'visual' and shape.material:
         material = ET.SubElement(node, 'material', {'name': shape.material})
-        ET.SubElement(material, 'color', {'rgba': nums(colour(shape.material))})
+        ET.SubElement(material, 'color', {'rgba': nums(colour(shape.material), RATIO)})
 
 
 def _inertial(link: ET.Element, inertial: LinkInertial) -> None:
@@ -95,10 +100,10 @@ def _inertial(link: ET.Element, inertial: LinkInertial) -> None:
             'kg m^2 per principal moment (HEBI gives this body no mass or rotational '
             'inertia; HEBI\'s values: exact_masses)'))
     _origin(node, inertial.com)
-    ET.SubElement(node, 'mass', {'value': num(inertial.mass)})
+    ET.SubElement(node, 'mass', {'value': num(inertial.mass, MASS)})
     ixx, iyy, izz, ixy, ixz, iyz = inertial.inertia
-    ET.SubElement(node, 'inertia', {'ixx': num(ixx), 'ixy': num(ixy), 'ixz': num(ixz),
-                                    'iyy': num(iyy), 'iyz': num(iyz), 'izz': num(izz)})
+    ET.SubElement(node, 'inertia', {key: num(value, INERTIA) for key, value in (
+        ('ixx', ixx), ('ixy', ixy), ('ixz', ixz), ('iyy', iyy), ('iyz', iyz), ('izz', izz))})
 
 
 def preserved_fixed_joints(tree: FrameTree, inertials: Mapping[str, LinkInertial]) -> List[str]:
@@ -118,7 +123,8 @@ def _joint_details(node: ET.Element, spec: JointSpec) -> None:
     ET.SubElement(node, 'axis', {'xyz': axis_text(spec.axis)})
     limit = spec.limit_values()
     if limit is not None:
-        ET.SubElement(node, 'limit', {key: num(value) for key, value in limit.items()})
+        ET.SubElement(node, 'limit', {key: num(value, LIMIT_QUANTITIES[key])
+                                      for key, value in limit.items()})
 
 
 def _transmission(robot: ET.Element, joint: str, reduction: float) -> None:
@@ -128,7 +134,7 @@ def _transmission(robot: ET.Element, joint: str, reduction: float) -> None:
     ET.SubElement(ET.SubElement(transmission, 'joint', {'name': joint}),
                   'hardwareInterface').text = 'hardware_interface/PositionJointInterface'
     actuator = ET.SubElement(transmission, 'actuator', {'name': f'{joint}_actuator'})
-    ET.SubElement(actuator, 'mechanicalReduction').text = num(reduction)
+    ET.SubElement(actuator, 'mechanicalReduction').text = num(reduction, RATIO)
 
 
 def _gripper_joint(robot: ET.Element, spec: GripperJointSpec) -> None:
@@ -139,13 +145,14 @@ def _gripper_joint(robot: ET.Element, spec: GripperJointSpec) -> None:
     if spec.kind == 'fixed':
         return
     ET.SubElement(node, 'axis', {'xyz': axis_text((1.0, 0.0, 0.0))})
-    ET.SubElement(node, 'limit', {'lower': num(spec.lower), 'upper': num(spec.upper),
-                                  'effort': num(spec.effort),
-                                  'velocity': num(spec.velocity)})
+    ET.SubElement(node, 'limit', {'lower': num(spec.lower, POSITION),
+                                  'upper': num(spec.upper, POSITION),
+                                  'effort': num(spec.effort, EFFORT),
+                                  'velocity': num(spec.velocity, VELOCITY)})
     if spec.mimic is not None:
         joint, multiplier, offset = spec.mimic
-        ET.SubElement(node, 'mimic', {'joint': joint, 'multiplier': num(multiplier),
-                                      'offset': num(offset)})
+        ET.SubElement(node, 'mimic', {'joint': joint, 'multiplier': num(multiplier, RATIO),
+                                      'offset': num(offset, POSITION)})
 
 
 def _extensions(robot: ET.Element, tree: FrameTree, inertials) -> None:
@@ -169,7 +176,7 @@ def urdf_element(description: RobotDescription, exact_masses: bool = False,
     model, tree = description.model, description.tree
     inertials = description.inertials(exact_masses)
     robot = ET.Element('robot', {'name': description.name})
-    robot.append(ET.Comment(f' Generated by hrdf_ros from {model.path} (HRDF '
+    robot.append(ET.Comment(f' Generated by hrdf_ros from {source_name(model.path)} (HRDF '
                             f'{".".join(map(str, model.version))}). Units: m, kg, rad. '))
     fill = fill_notes(inertials, model.total_mass)
     if fill:
@@ -354,7 +361,7 @@ def xacro_text(description: RobotDescription, standalone: bool = True,
     xacro_ns = 'http://www.ros.org/wiki/xacro'
     ET.register_namespace('xacro', xacro_ns)
     root = ET.Element('robot', {'name': robot_name})
-    root.append(ET.Comment(f' Generated by hrdf_ros from {model.path}: xacro macro '
+    root.append(ET.Comment(f' Generated by hrdf_ros from {source_name(model.path)}: xacro macro '
                            f'"{robot_name}" (prefix, parent, xyz, rpy). '))
     if standalone:
         ET.SubElement(root, f'{{{xacro_ns}}}arg', {'name': 'standalone', 'default': 'true'})

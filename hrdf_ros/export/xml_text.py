@@ -1,37 +1,33 @@
-"""Numbers and poses as XML attribute text, shared by the URDF and SDFormat writers.
+"""Poses as XML attribute text, and XML document text, shared by the writers.
 
-In: floats and (4, 4) transforms (m, rad). Out: strings with full double precision
-(``repr``), so a reader recovers every bit of the value; and the XML document text of an
-element tree (xml.etree, never string concatenation).
+In: (4, 4) transforms (m, rad). Out: strings by the one rule for numbers
+(:mod:`.numbers`), and the XML document text of an element tree (xml.etree, never string
+concatenation).
 """
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 from typing import Tuple
 
 import numpy as np
 
 from ..kinematics.rotations import rotation_to_rpy
-
-
-def num(value: float) -> str:
-    """``repr`` of a float, ``'0'`` for zero (either sign)."""
-    value = float(value)
-    if value == 0.0:
-        return '0'
-    return repr(value)
-
-
-def nums(values) -> str:
-    """Space-separated :func:`num` of each value."""
-    return ' '.join(num(v) for v in values)
+from ..numbers import ANGLE, LENGTH, nums
 
 
 def xyz_rpy(transform: np.ndarray) -> Tuple[str, str]:
     """(``'x y z'`` in m, ``'roll pitch yaw'`` in rad, URDF/SDFormat fixed-axis XYZ) of a
     (4, 4) transform."""
     transform = np.asarray(transform, dtype=float)
-    return nums(transform[:3, 3]), nums(rotation_to_rpy(transform[:3, :3]))
+    return nums(transform[:3, 3], LENGTH), nums(rotation_to_rpy(transform[:3, :3]), ANGLE)
+
+
+def source_name(path: str) -> str:
+    """How a generated file names the HRDF it was made from: its file name alone, so that
+    the same robot written from any folder, or by any path to it, gives the same bytes
+    (``'<text>'`` for a model read from text)."""
+    return os.path.basename(path) if path else '<text>'
 
 
 def comment(text: str) -> ET.Element:

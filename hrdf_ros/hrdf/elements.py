@@ -19,6 +19,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
+from ..reproducible import compose
 from ..model import Element, LinkGeometry
 from . import catalogue, inertia, sources
 from .context import ReadContext, homogeneous
@@ -124,13 +125,13 @@ def link(ctx: ReadContext, node: XmlNode, parent: int, output: int) -> Optional[
         return None
     h = spec.half_height
     if in_style == 'RightAngle':
-        tube = _translation(extension, 0.0, h) @ _rot(rotation_x(twist))
-        out = tube @ (_translation(0.0, 0.0, h) if out_style == 'RightAngle'
+        tube = compose(_translation(extension, 0.0, h), _rot(rotation_x(twist)))
+        out = compose(tube, _translation(0.0, 0.0, h) if out_style == 'RightAngle'
                       else _rot(rotation_y(math.pi / 2)))
         com = (extension / 2, 0.0, h)
     else:
-        tube = _translation(0.0, 0.0, extension) @ _rot(rotation_z(twist))
-        out = tube @ (_translation(-h, 0.0, 0.0) @ _rot(rotation_y(-math.pi / 2))
+        tube = compose(_translation(0.0, 0.0, extension), _rot(rotation_z(twist)))
+        out = compose(tube, compose(_translation(-h, 0.0, 0.0), _rot(rotation_y(-math.pi / 2)))
                       if out_style == 'RightAngle' else np.eye(4))
         com = (0.0, 0.0, extension / 2)
     base_mass = spec.base_mass[(in_style, out_style)] + spec.mass_per_metre * extension

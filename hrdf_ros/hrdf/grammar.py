@@ -24,6 +24,7 @@ from typing import List, Tuple
 
 import numpy as np
 
+from ..reproducible import matmul
 from .diagnostics import ExpressionError
 
 #: The value of the constant ``pi`` in HRDF formulas. HEBI's reference implementation
@@ -288,7 +289,7 @@ def parse_rotation(text: str) -> np.ndarray:
     matrix = np.array(values, dtype=float).reshape(3, 3)
     if not np.all(np.isfinite(matrix)):
         raise ExpressionError('rotation matrix has a non-finite entry', 0)
-    error = np.max(np.abs(matrix.T @ matrix - np.eye(3)))
+    error = np.max(np.abs(matmul(matrix.T, matrix) - np.eye(3)))
     if error > ROTATION_TOLERANCE or np.linalg.det(matrix) <= 0.0:
         raise ExpressionError(
             f'matrix is not a rotation (orthonormality error {error:.3g}, '
@@ -309,7 +310,7 @@ def _parse_rotation_product(text: str) -> np.ndarray:
         parser.expect_op(')')
         if not math.isfinite(angle):
             raise ExpressionError('rotation angle is not finite', offset)
-        result = result @ _AXIS_ROTATIONS[name](angle)
+        result = matmul(result, _AXIS_ROTATIONS[name](angle))
         kind, op, offset = parser.peek()
         if kind == _END:
             return result

@@ -15,6 +15,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..reproducible import symmetric_eigenvalues
 Inertia6 = Tuple[float, float, float, float, float, float]
 
 # hebi_description urdf/components/actuator.xacro:147-149 (X5), 153-155 (X8), 159-161 (R8);
@@ -104,7 +105,7 @@ def tensor_problem(values: Sequence[float]) -> Optional[str]:
     matrix = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
     if not np.all(np.isfinite(matrix)):
         return 'inertia is not finite'
-    moments = np.linalg.eigvalsh(matrix)
+    moments = symmetric_eigenvalues(matrix)
     tolerance = 1e-9 * max(abs(moments).max(), 0.0)
     shown = ', '.join(f'{m:.6g}' for m in moments)
     if moments[0] < -tolerance:

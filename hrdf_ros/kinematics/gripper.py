@@ -35,6 +35,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .. import reproducible
 from ..model import Element
 from .joint_poses import rotation_form
 from .rotations import rotation_to_quaternion, rpy_to_rotation
@@ -145,7 +146,7 @@ def rotation_x(angles) -> np.ndarray:
     """(..., 4, 4) rotations about +x by ``angles`` (rad)."""
     angles = np.asarray(angles, dtype=float)
     out = np.zeros(angles.shape + (4, 4))
-    c, s = np.cos(angles), np.sin(angles)
+    c, s = reproducible.cos(angles), reproducible.sin(angles)
     out[..., 0, 0] = out[..., 3, 3] = 1.0
     out[..., 1, 1], out[..., 1, 2] = c, -s
     out[..., 2, 1], out[..., 2, 2] = s, c
@@ -159,8 +160,9 @@ def part_poses(positions: Sequence[float],
     positions = np.atleast_1d(np.asarray(positions, dtype=float))
     poses: Dict[str, np.ndarray] = {'': np.broadcast_to(np.eye(4), positions.shape + (4, 4))}
     for p in PARTS:
-        local = p.origin @ rotation_x(p.angle(positions)) if p.moving else p.origin
-        poses[p.name] = poses[p.parent] @ local
+        local = reproducible.compose(p.origin, rotation_x(p.angle(positions))) \
+            if p.moving else p.origin
+        poses[p.name] = reproducible.compose(poses[p.parent], local)
     return np.stack([poses[n] for n in names], axis=1)
 
 
@@ -179,7 +181,7 @@ def moving_forms() -> Tuple[Tuple[GripperPart, float, Tuple[float, ...], Tuple[f
     out = []
     for p in PARTS:
         if p.moving:
-            a, b = rotation_form(p.origin @ rotation_x(p.offset), AXIS)
+            a, b = rotation_form(reproducible.compose(p.origin, rotation_x(p.offset)), AXIS)
             out.append((p, 0.5 * p.multiplier, a, b, tuple(p.origin[:3, 3].tolist())))
     return tuple(out)
 

@@ -38,6 +38,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from .. import reproducible
 from ..model import Element
 from .hebi_parts import MESH_SCALE, SERIES_COLOURS, Piece, part_pieces, pose
 from .mesh_sources import MeshSource
@@ -82,7 +83,7 @@ def _segment(start, end, radius: float) -> Optional[Shape]:
     """A cylinder from point ``start`` to ``end`` (input frame), or None when short."""
     start, end = np.asarray(start, float), np.asarray(end, float)
     axis = end - start
-    length = float(np.linalg.norm(axis))
+    length = float(reproducible.norm(axis))
     if length < 1e-4:
         return None
     z = axis / length
@@ -93,7 +94,7 @@ def _segment(start, end, radius: float) -> Optional[Shape]:
     else:
         v = np.array([-z[1], z[0], 0.0])
         vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-        rotation = np.eye(3) + vx + vx @ vx / (1.0 + c)
+        rotation = np.eye(3) + vx + reproducible.matmul(vx, vx) / (1.0 + c)
     pose = np.eye(4)
     pose[:3, :3] = rotation
     pose[:3, 3] = (start + end) / 2
@@ -125,8 +126,8 @@ def fitted_shapes(piece: Piece, material: Optional[str] = None) -> List[Shape]:
     if piece.mesh is None:
         return [Shape(piece.primitive[0], tuple(piece.primitive[1]), piece.pose,
                       material=material)]
-    return [Shape(kind, tuple(size), piece.pose @ pose(xyz, rpy), material=material)
-            for kind, size, xyz, rpy in FITTED_SHAPES[piece.mesh]]
+    return [Shape(kind, tuple(size), reproducible.compose(piece.pose, pose(xyz, rpy)),
+                  material=material) for kind, size, xyz, rpy in FITTED_SHAPES[piece.mesh]]
 
 
 def piece_visuals(piece: Piece, source: MeshSource) -> List[Shape]:
@@ -197,7 +198,8 @@ def primitive_shapes(element: Element, series: Optional[str] = None,
                   float(np.clip(com[1], -width / 2, width / 2)), height / 2)
         disc = _translation((0.0, 0.0, height))
         return [Shape('box', (length, width, height), _translation(centre)),
-                Shape('cylinder', (OUTPUT_RADIUS, 0.004), disc @ _translation((0, 0, -0.002)))]
+                Shape('cylinder', (OUTPUT_RADIUS, 0.004),
+                      reproducible.compose(disc, _translation((0, 0, -0.002))))]
     if element.kind == 'joint':
         return []
     if element.kind == 'end-effector':      # grippers are HEBI parts (hebi_parts)

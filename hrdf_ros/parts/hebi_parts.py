@@ -31,6 +31,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from .. import reproducible
 from ..kinematics import gripper as mechanism
 from ..kinematics.rotations import rpy_to_rotation
 from ..model import Element
@@ -163,7 +164,7 @@ def link_pieces(element: Element) -> List[Piece]:
         else:
             tube = pose((0.0, 0.0, link.extension / 2))
         pieces.append(Piece(None, tube, 'hebi_black', ('cylinder', (TUBE_RADIUS, length))))
-    output = np.asarray(element.outputs[0], dtype=float) @ _OUTPUT_CAP_POSES[link.output]
+    output = reproducible.compose(element.outputs[0], _OUTPUT_CAP_POSES[link.output])
     pieces.append(Piece(_OUTPUT_CAPS[link.output], output, 'hebi_black'))
     return pieces
 
@@ -212,7 +213,7 @@ def gripper_body_poses() -> Dict[str, np.ndarray]:
     """(4, 4) pose of every gripper body in the gripper's input frame, position 0."""
     poses: Dict[str, np.ndarray] = {}
     for body, (parent, origin) in GRIPPER_BODIES.items():
-        poses[body] = origin if not parent else poses[parent] @ origin
+        poses[body] = origin if not parent else reproducible.compose(poses[parent], origin)
     return poses
 
 
@@ -221,8 +222,8 @@ def end_effector_pieces(end_effector_type: str) -> List[Piece]:
     if not (end_effector_type or '').endswith('Parallel'):
         return []
     poses = gripper_body_poses()
-    return [Piece(p.mesh, poses[p.body] @ p.pose, p.colour, p.primitive, p.body)
-            for p in gripper_pieces()]
+    return [Piece(p.mesh, reproducible.compose(poses[p.body], p.pose), p.colour, p.primitive,
+                  p.body) for p in gripper_pieces()]
 
 
 def part_pieces(element: Element) -> List[Piece]:

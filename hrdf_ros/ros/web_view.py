@@ -42,6 +42,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from ..cache_dir import cache_dir
+from ..numbers import table_number
 from ..kinematics import backend
 from ..hrdf.access import FileAccess
 from ..kinematics.rotations import rotation_to_quaternion, rotation_to_rpy
@@ -236,8 +237,8 @@ class WebView(Node):
                 self.scene.set_link_poses(poses)
                 self._draw_tf_frames(fixed)
             self._poses_text.content = '```\n' + '\n'.join(
-                f'{link}\n  xyz {" ".join(f"{v: .9f}" for v in pose[:3, 3])}\n'
-                f'  rpy {" ".join(f"{v: .9f}" for v in rotation_to_rpy(pose[:3, :3]))}'
+                f'{link}\n  xyz {" ".join(table_number(v) for v in pose[:3, 3])}\n'
+                f'  rpy {" ".join(table_number(v) for v in rotation_to_rpy(pose[:3, :3]))}'
                 for link, pose in sorted(self.scene.poses.items())) + '\n```'
             status = (f'robot_description: {len(self.scene.links)} links; fixed frame '
                       f'{fixed}')

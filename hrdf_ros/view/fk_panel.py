@@ -18,6 +18,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
+from ..numbers import table_number
 from ..kinematics import Kinematics
 from ..kinematics.rotations import rotation_to_quaternion, rotation_to_rpy
 
@@ -37,7 +38,7 @@ def pose_text(frame: np.ndarray) -> List[str]:
     """Three lines ``x <m>  roll <rad>``, ``y .. pitch ..``, ``z .. yaw ..`` of a (4, 4)
     frame, 9 decimals."""
     rpy = rotation_to_rpy(frame[:3, :3])
-    return [f'{axis} {frame[k, 3]: .9f} m   {angle:<5} {rpy[k]: .9f} rad'
+    return [f'{axis} {table_number(frame[k, 3])} m   {angle:<5} {table_number(rpy[k])} rad'
             for k, (axis, angle) in enumerate(zip('xyz', ('roll', 'pitch', 'yaw')))]
 
 

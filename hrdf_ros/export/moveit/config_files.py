@@ -40,6 +40,7 @@ import yaml
 
 from ...description.gripper_groups import GripperGroup
 from ...description.groups import PlanningGroup
+from ...numbers import POSITION, rounded
 from ..ros2_control import DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS
 from .limits import JointLimits
 
@@ -107,6 +108,7 @@ def joint_limits_yaml(limits: Mapping[str, JointLimits]) -> str:
     and effort come from when that is not the modules' rated values."""
     joints: Dict[str, dict] = {}
     for name, limit in limits.items():
+        # the values as written: JointLimits are rounded where they are decided
         entry = {'has_velocity_limits': True, 'max_velocity': limit.velocity,
                  'has_acceleration_limits': True, 'max_acceleration': limit.acceleration,
                  'has_effort_limits': True, 'max_effort': limit.effort,
@@ -186,7 +188,8 @@ def ros2_controllers_yaml(groups: Sequence[PlanningGroup],
 def initial_positions_yaml(robot_name: str, positions: Mapping[str, float]) -> str:
     """config/initial_positions.yaml: start position of every joint (rad or m)."""
     return _yaml(f"Default initial positions for {robot_name}'s ros2_control system.",
-                 {'initial_positions': {j: float(v) for j, v in positions.items()}})
+                 {'initial_positions': {j: rounded(v, POSITION)
+                                        for j, v in positions.items()}})
 
 
 def setup_assistant_yaml(package: str, robot_name: str, author_name: str,

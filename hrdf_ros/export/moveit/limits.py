@@ -39,7 +39,9 @@ from typing import Dict, Mapping, Optional
 from ...model import RobotModel
 from ...description.frame_tree import FrameTree
 from ...description.limits import DEFAULT_JOINT_EFFORT, DEFAULT_JOINT_VELOCITY, JointLimit
+from ...description.joints import written_lower, written_magnitude, written_upper
 from ...description.structure import LinkTree
+from ...numbers import ACCELERATION, EFFORT, VELOCITY
 
 #: Time to reach the velocity limit from rest at the acceleration limit, s.
 ACCELERATION_TIME = 0.5
@@ -116,5 +118,9 @@ def joint_limits(model: RobotModel, tree: FrameTree, urdf: LinkTree,
             if changes:
                 limits = replace(limits, source=(sources or {}).get(joint.name, 'user'),
                                  **changes)
-        out[joint.name] = limits
+        out[joint.name] = replace(
+            limits, lower=written_lower(limits.lower), upper=written_upper(limits.upper),
+            velocity=written_magnitude(limits.velocity, VELOCITY),
+            acceleration=written_magnitude(limits.acceleration, ACCELERATION),
+            effort=written_magnitude(limits.effort, EFFORT))
     return out

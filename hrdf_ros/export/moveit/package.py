@@ -29,9 +29,11 @@ from ...description.link_poses import LinkPoser
 from ...description.robot import describe
 from ...description.semantics import semantics
 from ...model import RobotModel
+from ...reproducible import norm
 from ..ros2_control import (DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS, Ros2ControlOptions,
                             ros2_control_xacro)
 from ..urdf import urdf_text as urdf_document, xacro_text
+from ..xml_text import source_name
 from . import config_files as cf
 from .limits import joint_limits
 from .srdf import WORLD_FRAME, srdf_text, srdf_xacro
@@ -107,8 +109,8 @@ def _view(poser: LinkPoser, links: List[str]) -> Dict[str, object]:
     """Orbit view of moveit.rviz: focus on the middle of the robot at its default state."""
     origins = poser.poses(links, poser.default_values()[None, :])[0, :, :3, 3]
     low, high = origins.min(axis=0), origins.max(axis=0)
-    size = float(np.linalg.norm(high - low))
-    return {'focus': [round(float(v), 3) for v in (low + high) / 2],
+    size = float(norm(high - low))
+    return {'focus': [round(float(v), 3) + 0.0 for v in (low + high) / 2],
             'distance': round(max(1.0, 2.5 * size), 2)}
 
 
@@ -230,7 +232,7 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
     if hebi is not None:
         depends += ('hebi_hardware',) + ((hardware['config_pkg'],)
                                          if hardware['config_pkg'] != package else ())
-    context = {'package': package, 'robot': robot_name, 'source': model.path,
+    context = {'package': package, 'robot': robot_name, 'source': source_name(model.path),
                'author_name': author_name, 'author_email': author_email,
                'exec_depends': depends, 'macro': macro, **hardware,
                'system': control.name or f'{ros_name(robot_name)}_system',

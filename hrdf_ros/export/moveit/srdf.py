@@ -29,13 +29,10 @@ import defusedxml.ElementTree as SafeET
 from ...description.structure import LinkTree
 from ...description.gripper_groups import GripperGroup
 from ...description.groups import PlanningGroup
+from ...numbers import POSITION, num
 
 #: Parent frame of the virtual joint (the planning frame).
 WORLD_FRAME = 'world'
-
-
-def _value(value: float) -> str:
-    return repr(float(value)) if value else '0'
 
 
 def srdf_text(urdf: LinkTree, groups: Sequence[PlanningGroup],
@@ -74,13 +71,13 @@ def srdf_text(urdf: LinkTree, groups: Sequence[PlanningGroup],
         for group in groups:
             node = ET.SubElement(robot, 'group_state', {'name': state, 'group': group.name})
             for joint, value in per_group[group.name].items():
-                ET.SubElement(node, 'joint', {'name': joint, 'value': _value(value)})
+                ET.SubElement(node, 'joint', {'name': joint, 'value': num(value, POSITION)})
     for gripper in grippers:
         for state, values in gripper.states.items():
             node = ET.SubElement(robot, 'group_state', {'name': state,
                                                         'group': gripper.name})
             for joint, value in values.items():
-                ET.SubElement(node, 'joint', {'name': joint, 'value': _value(value)})
+                ET.SubElement(node, 'joint', {'name': joint, 'value': num(value, POSITION)})
     parent_link = {j.child: j.parent for j in urdf.joints}
     for group in groups:
         if group.end_effector and group.end_effector not in tips:
