@@ -21,7 +21,7 @@ from hrdf_ros.description.collision_matrix import CollisionChecker
 from hrdf_ros.description.collision_shapes import collision_shapes
 from hrdf_ros.description.groups import planning_groups
 from hrdf_ros.description.limits import DEFAULT_JOINT_VELOCITY, as_joint_limit, read_limits
-from hrdf_ros.export.moveit.limits import ACCELERATION_TIME
+from hrdf_ros.description.planning_limits import ACCELERATION_TIME
 from hrdf_ros.description.link_poses import LinkPoser
 from hrdf_ros.description.states import conditioning
 from hrdf_ros.export.urdf_structure import parse_urdf, urdf_collisions

@@ -7,7 +7,8 @@ package as MoveIt Setup Assistant lays one out (package.xml, CMakeLists.txt,
 
 * :mod:`.package` the package (names, templates, writing); :mod:`.config_files` its YAML
   (grippers' controllers too);
-* :mod:`.srdf` the SRDF; :mod:`.limits` velocity, acceleration and effort limits.
+* :mod:`.srdf` the SRDF; the limits of ``joint_limits.yaml`` are the ones the motion
+  planner uses too: :mod:`hrdf_ros.description.planning_limits`.
 
 What the SRDF says (planning groups, named states, the self-collision matrix) is the
 robot's, not the package's: :mod:`hrdf_ros.description.semantics` (the MJCF model uses

@@ -1,7 +1,7 @@
 """The YAML files of the MoveIt config package, written with PyYAML.
 
-In: planning groups (:mod:`hrdf_ros.description.groups`), joint limits (:mod:`.limits`) and names.
-Out: the text of ``config/kinematics.yaml``, ``joint_limits.yaml``, ``pilz_cartesian_limits.yaml``,
+In: planning groups (:mod:`hrdf_ros.description.groups`), joint limits
+(:mod:`hrdf_ros.description.planning_limits`) and names. Out: the text of ``config/kinematics.yaml``, ``joint_limits.yaml``, ``pilz_cartesian_limits.yaml``,
 ``moveit_controllers.yaml``, ``ros2_controllers.yaml``, ``initial_positions.yaml`` and
 the package's ``.setup_assistant``, laid out as MoveIt Setup Assistant (Jazzy/Kilted)
 writes them, with the additions MoveIt 2 needs to plan and execute:
@@ -40,9 +40,9 @@ import yaml
 
 from ...description.gripper_groups import GripperGroup
 from ...description.groups import PlanningGroup
+from ...description.planning_limits import JointLimits
 from ...numbers import POSITION, rounded
 from ..ros2_control import DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS
-from .limits import JointLimits
 
 #: KDL solver settings (Setup Assistant's defaults): rad, s.
 KINEMATICS_SEARCH_RESOLUTION = 0.005

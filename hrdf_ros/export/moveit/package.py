@@ -26,6 +26,7 @@ from ...description.groups import PlanningGroup
 from ...description.hebi_arm import HebiArm
 from ...description.limits import JointLimit, joint_limits as normalise_limits
 from ...description.link_poses import LinkPoser
+from ...description.planning_limits import joint_limits
 from ...description.robot import describe
 from ...description.semantics import semantics
 from ...model import RobotModel
@@ -35,7 +36,6 @@ from ..ros2_control import (DEFAULT_ROS_DISTRO, GRIPPER_CONTROLLERS, Ros2Control
 from ..urdf import urdf_text as urdf_document, xacro_text
 from ..xml_text import source_name
 from . import config_files as cf
-from .limits import joint_limits
 from .srdf import WORLD_FRAME, srdf_text, srdf_xacro
 
 #: Where a HEBI arm config that sits in no package is installed, in the package.

@@ -1,4 +1,6 @@
-"""Joint limits for MoveIt: position, velocity, acceleration and effort of every joint.
+"""Joint limits to plan with: position, velocity, acceleration and effort of every joint,
+as the MoveIt package writes them (``joint_limits.yaml``) and the motion planner
+(:mod:`hrdf_ros.motion`) times trajectories with.
 
 In: the model, its frame tree, the URDF read back, and optional user overrides
 (:class:`~hrdf_ros.description.limits.JointLimit` per joint, e.g. from
@@ -36,12 +38,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Dict, Mapping, Optional
 
-from ...model import RobotModel
-from ...description.frame_tree import FrameTree
-from ...description.limits import DEFAULT_JOINT_EFFORT, DEFAULT_JOINT_VELOCITY, JointLimit
-from ...description.joints import written_lower, written_magnitude, written_upper
-from ...description.structure import LinkTree
-from ...numbers import ACCELERATION, EFFORT, VELOCITY
+from ..model import RobotModel
+from ..numbers import ACCELERATION, EFFORT, VELOCITY
+from .frame_tree import FrameTree
+from .joints import written_lower, written_magnitude, written_upper
+from .limits import DEFAULT_JOINT_EFFORT, DEFAULT_JOINT_VELOCITY, JointLimit
+from .structure import LinkTree
 
 #: Time to reach the velocity limit from rest at the acceleration limit, s.
 ACCELERATION_TIME = 0.5

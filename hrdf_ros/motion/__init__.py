@@ -1,0 +1,1 @@
+"""Motion: collision checks, collision-free IK, planned and timed joint trajectories."""
