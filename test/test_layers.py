@@ -1,10 +1,12 @@
 """The package layout is the pipeline, and imports follow it.
 
 Layers, lowest first: ``model`` (plain data, with ``cache_dir``, ``reproducible`` and
-``numbers``; they import nothing of the package), ``hrdf`` (reads HRDF into a model), ``kinematics``, ``parts`` (HEBI's part
-catalogue as drawn), ``description`` (the robot every output sees), ``export`` (the
-writers), ``view``, ``ros``, then the top modules (``cli``, ``demo``, ``__init__``). A module may import from its own layer and the layers
-below it, never from a layer above; nothing below ``ros`` imports rclpy or ROS messages
+``numbers``; they import nothing of the package), ``hrdf`` (reads HRDF into a model),
+``kinematics``, ``parts`` (HEBI's part catalogue as drawn), ``description`` (the robot
+every output sees), ``motion`` (collision checks, planning, trajectories), ``export``
+(the writers), ``view``, ``ros``, then the top modules (``cli``, ``demo``,
+``__init__``). A module may import from its own layer and the layers below it, never
+from a layer above; only ``motion`` imports the motion extra; nothing below ``ros`` imports rclpy or ROS messages
 (``demo`` at the top is a ROS program; ``cli`` must import without ROS, checked apart).
 Also the size rule of the layout: no module over ~400 lines, no class over ~250.
 """
@@ -19,7 +21,7 @@ import hrdf_ros
 from conftest import BUNDLED_ARM as BUNDLED, REPO
 
 PACKAGE = os.path.join(REPO, 'hrdf_ros')
-LAYERS = ['model', 'hrdf', 'kinematics', 'parts', 'description', 'export', 'view', 'ros',
+LAYERS = ['model', 'hrdf', 'kinematics', 'parts', 'description', 'motion', 'export', 'view', 'ros',
           'top']
 #: Top-level modules/packages that need ROS 2 (rclpy or generated interfaces).
 ROS_MODULES = {'rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'geometry_msgs',
@@ -28,6 +30,9 @@ ROS_MODULES = {'rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'geometry_m
 #: The view extra (viser, yourdfpy, trimesh and what they pull in): only view/ imports
 #: them; ros/web_view.py and cli/view.py import view/ when they run, inside a function.
 VIEW_MODULES = {'viser', 'yourdfpy', 'trimesh', 'rich', 'msgspec', 'websockets'}
+#: The motion extra (Pinocchio and its FCL, OMPL, TOPP-RA and the SciPy it uses): only
+#: motion/ imports them, inside functions (motion/requirements.py).
+MOTION_MODULES = {'pinocchio', 'hppfcl', 'coal', 'ompl', 'toppra', 'scipy'}
 #: Lazy importers of view/ (inside a function, never at module level).
 VIEW_USERS = {os.path.join('cli', 'view.py'), os.path.join('ros', 'web_view.py')}
 MAX_MODULE_LINES = 400
@@ -50,7 +55,8 @@ def _layer(relative: str) -> str:
     first = relative.split(os.sep)[0]
     if first in ('model.py', 'cache_dir.py', 'reproducible.py', 'numbers.py'):
         return 'model'
-    if first in ('hrdf', 'kinematics', 'parts', 'description', 'export', 'view', 'ros'):
+    if first in ('hrdf', 'kinematics', 'parts', 'description', 'motion', 'export', 'view',
+                 'ros'):
         return first
     return 'top'
 
@@ -112,6 +118,9 @@ def _violations(relative: str, path: str):
         ros_ok = _layer(relative) == 'view' and top == 'ament_index_python'
         if top in ROS_MODULES and own < LAYERS.index('ros') and not ros_ok:
             found.append(f'{relative}:{line} imports {module} below ros/')
+        if top in MOTION_MODULES and _layer(relative) != 'motion':
+            found.append(f'{relative}:{line} imports {module} (the motion extra) outside '
+                         'motion/')
         if top in VIEW_MODULES and _layer(relative) != 'view':
             found.append(f'{relative}:{line} imports {module} (the view extra) outside view/')
         if target == 'view' and _layer(relative) != 'view' and relative not in VIEW_USERS:

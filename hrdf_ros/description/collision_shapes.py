@@ -178,8 +178,19 @@ def _mesh_path(filename: str) -> Tuple[Optional[str], str]:
     return None, f'mesh {filename} is not a local file'
 
 
-def _mesh(fcl, geometry: CollisionGeometry, cache: Dict[str, np.ndarray]):
-    """(fcl geometry, centre, half extents) of a mesh in its own (scaled) frame."""
+def mesh_triangles(geometry: CollisionGeometry,
+                   cache: Optional[Dict[str, np.ndarray]] = None) -> np.ndarray:
+    """(n, 3, 3) corners of a mesh geometry's triangles, scaled, in the mesh's frame (m).
+
+    Args:
+        geometry: a ``mesh`` :class:`CollisionGeometry` (a local STL or OBJ file).
+        cache: file path -> unscaled triangles, filled and reused.
+
+    Raises:
+        ValueError: the mesh is no local STL/OBJ file, or cannot be read.
+        OSError: the file cannot be opened.
+    """
+    cache = {} if cache is None else cache
     path, reason = _mesh_path(geometry.filename)
     if path is None:
         raise ValueError(reason)
@@ -191,7 +202,12 @@ def _mesh(fcl, geometry: CollisionGeometry, cache: Dict[str, np.ndarray]):
             cache[path] = reader(data)
         except (ValueError, IndexError, struct.error) as exc:
             raise ValueError(f'mesh {path}: {exc}') from None
-    corners = cache[path] * np.array(geometry.size, dtype=float)
+    return cache[path] * np.array(geometry.size, dtype=float)
+
+
+def _mesh(fcl, geometry: CollisionGeometry, cache: Dict[str, np.ndarray]):
+    """(fcl geometry, centre, half extents) of a mesh in its own (scaled) frame."""
+    corners = mesh_triangles(geometry, cache)
     vertices = corners.reshape(-1, 3)
     model = fcl.BVHModel()
     model.beginModel(len(vertices), len(corners))

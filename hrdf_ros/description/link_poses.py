@@ -39,10 +39,20 @@ from .structure import LinkTree, written_pose
 
 
 @dataclass(frozen=True)
-class _Motion:
+class JointMotion:
     """One URDF joint as the poser evaluates it: ``pose(child) = pose(parent) @ origin @
     motion(value)``; ``value`` is column ``column``'s (times ``multiplier``, plus
-    ``offset``: a mimic joint's), or none for a fixed joint (``column`` -1)."""
+    ``offset``: a mimic joint's), or none for a fixed joint (``column`` -1).
+
+    Attributes:
+        parent, child: link indices (:attr:`LinkPoser.links`).
+        origin: (4, 4) the joint frame in the parent link frame, as the URDF writes it.
+        prismatic: a translation along ``axis`` (else a rotation about it).
+        axis: the unit axis in the joint frame (a principal one).
+        column: the joint value's column (:attr:`LinkPoser.joints`), or -1 (fixed).
+        multiplier, offset: a mimic joint's rule (1, 0 otherwise).
+        name: the URDF joint's name.
+    """
 
     parent: int
     child: int
@@ -52,6 +62,7 @@ class _Motion:
     column: int
     multiplier: float = 1.0
     offset: float = 0.0
+    name: str = ''
 
 
 def _moved(pose: np.ndarray, axis: Sequence[float], prismatic: bool,
@@ -84,6 +95,9 @@ class LinkPoser:
         lower, upper: (n,) sampling bounds per joint (rad or m): the URDF limits, or
             [-pi, pi] for continuous joints (MoveIt's random bounds).
         gripper_columns: the columns of the grippers' finger joints.
+        links: the URDF's links (the frame tree's, then the grippers'), the indices
+            :class:`JointMotion` uses.
+        motions: every URDF joint as a :class:`JointMotion`, parents before children.
     """
 
     def __init__(self, model: RobotModel, tree: FrameTree, urdf: LinkTree):
@@ -106,15 +120,16 @@ class LinkPoser:
         self.lower = np.array([-math.pi if j.lower is None else j.lower for j in movable])
         self.upper = np.array([math.pi if j.upper is None else j.upper for j in movable])
         self._links = {name: k for k, name in enumerate(links)}
-        self._motions = self._joint_motions(model, tree, urdf)
+        self.links: List[str] = links
+        self.motions: List[JointMotion] = self._joint_motions(model, tree, urdf)
         #: link index -> the motions from the root to it, root first
-        self._chains: Dict[int, List[_Motion]] = {0: []}
-        for motion in self._motions:
+        self._chains: Dict[int, List[JointMotion]] = {0: []}
+        for motion in self.motions:
             self._chains[motion.child] = self._chains[motion.parent] + [motion]
 
     def _joint_motions(self, model: RobotModel, tree: FrameTree, urdf: LinkTree
-                       ) -> List[_Motion]:
-        """Every URDF joint as a :class:`_Motion`, parents before children."""
+                       ) -> List[JointMotion]:
+        """Every URDF joint as a :class:`JointMotion`, parents before children."""
         column = {name: k for k, name in enumerate(self.joints)}
         frames = {}   # joint name -> (origin, prismatic, axis)
         for joint in tree.joints:
@@ -141,8 +156,9 @@ class LinkPoser:
                                                  joint.mimic[2])
                 else:
                     index, multiplier, offset = column[joint.name], 1.0, 0.0
-                motions.append(_Motion(self._links[joint.parent], self._links[joint.child],
-                                       origin, prismatic, axis, index, multiplier, offset))
+                motions.append(JointMotion(self._links[joint.parent], self._links[joint.child],
+                                           origin, prismatic, axis, index, multiplier, offset,
+                                           joint.name))
                 stack.append(joint.child)
         return motions
 
@@ -150,7 +166,7 @@ class LinkPoser:
         """Everything the poses and Jacobians depend on (joints, bounds, each joint's
         origin, axis, column and mimic rule), as bytes: equal fingerprints, equal poses."""
         parts = [repr((self.joints, self.lower.tolist(), self.upper.tolist())).encode()]
-        for m in self._motions:
+        for m in self.motions:
             parts.append(repr((m.parent, m.child, m.prismatic, m.axis, m.column,
                                m.multiplier, m.offset)).encode() + m.origin.tobytes())
         return b'\0'.join(parts)
@@ -168,7 +184,7 @@ class LinkPoser:
         for link in needed:
             wanted.update(m.child for m in self._chains[link])
         poses = {0: np.broadcast_to(np.eye(4), (len(values), 4, 4))}
-        for m in self._motions:
+        for m in self.motions:
             if m.child not in wanted:
                 continue
             pose = reproducible.compose(poses[m.parent], m.origin)

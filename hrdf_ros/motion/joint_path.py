@@ -1,0 +1,118 @@
+"""Collision-free joint-space paths: the straight line when it is free, else OMPL.
+
+In: a start and a goal state (dof,) (HEBI joint positions), a
+:class:`~.scene.PlanningScene`, the lever arms of :mod:`.resolution` and position bounds.
+Out: a polyline (K, dof) from start to goal whose every segment is free of collision at
+every state checked (no point of a link moving more than :data:`.resolution.STEP`
+between two), or ``None`` when none was found in time.
+
+* The straight line from start to goal, checked densely: when it is free, it is the path.
+* Otherwise OMPL's RRT-Connect (PyPI ``ompl``: Kuffner and LaValle, "RRT-Connect: An
+  Efficient Approach to Single-Query Path Planning", ICRA 2000; MoveIt's default planner)
+  in the joints' ranges (the limits; for a joint without limits one turn beyond the
+  start and the goal), its motions checked as above; then OMPL's path simplifier
+  (shortcuts and vertex reduction) in the time that is left, at most half the planning
+  time. The start and goal states are checked by the caller.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Optional
+
+import numpy as np
+
+from .requirements import require
+from .resolution import STEP, interpolate, interpolation_counts
+from .scene import PlanningScene
+
+#: RRT-Connect's longest extension, rad (0: OMPL's default, a fifth of the space's extent).
+RRT_RANGE = 0.0
+#: States of a motion checked first, spread along it.
+PROBES = 8
+#: How far a point of a link may move between two states the planner checks, m: coarser
+#: than :data:`~.resolution.STEP`, the path found is then checked at that step (and
+#: planned again at it where it collides).
+COARSE_STEP = 0.02
+
+
+def segment_free(scene: PlanningScene, arms: np.ndarray, start: np.ndarray,
+                 goal: np.ndarray, step: float = STEP) -> bool:
+    """True when every checked state strictly after ``start`` up to ``goal`` is free, no
+    point of a link moving more than ``step`` (m) between two: :data:`PROBES` states
+    spread along the motion first (most colliding motions stop there), then all, in
+    batches (:meth:`~.scene.PlanningScene.free`)."""
+    count = int(interpolation_counts(start[None], goal[None], arms, step)[0])
+    states = interpolate(start, goal, count)[1:]
+    if len(states) > 2 * PROBES:
+        spread = states[np.linspace(0, len(states) - 1, PROBES).round().astype(int)]
+        if not scene.free(spread, stop_at_first=True).all():
+            return False
+    return bool(scene.free(states, stop_at_first=True).all())
+
+
+def _ompl_setup(scene: PlanningScene, arms: np.ndarray, low: np.ndarray, high: np.ndarray):
+    ob = require('ompl.base')
+    og = require('ompl.geometric')
+    util = require('ompl.util')
+    util.setLogLevel(util.LogLevel.LOG_NONE)
+    dof = len(low)
+    space = ob.RealVectorStateSpace(dof)
+    bounds = ob.RealVectorBounds(dof)
+    for k in range(dof):
+        bounds.setLow(k, float(low[k]))
+        bounds.setHigh(k, float(high[k]))
+    space.setBounds(bounds)
+    setup = og.SimpleSetup(space)
+    info = setup.getSpaceInformation()
+
+    def as_array(state) -> np.ndarray:
+        return np.array([state[k] for k in range(dof)])
+
+    setup.setStateValidityChecker(lambda state: not scene.in_collision(as_array(state)))
+
+    class Motions(ob.MotionValidator):
+        def checkMotion(self, a, b):         # noqa: N802 - OMPL's name
+            return segment_free(scene, arms, as_array(a), as_array(b), COARSE_STEP)
+
+    validator = Motions(info)
+    info.setMotionValidator(validator)
+    return ob, og, space, setup, as_array, validator
+
+
+def plan_path(scene: PlanningScene, arms: np.ndarray, start: np.ndarray, goal: np.ndarray,
+              low: np.ndarray, high: np.ndarray, planning_time: float) -> Optional[np.ndarray]:
+    """The path (module docstring); ``low``/``high`` (dof,) the limits (inf: none).
+
+    Raises:
+        ImportError: ompl missing (the motion extra), only when the line is not free.
+    """
+    began = time.perf_counter()
+    if segment_free(scene, arms, start, goal):
+        return np.stack([start, goal])
+    low = np.where(np.isfinite(low), low, np.minimum(start, goal) - math.pi)
+    high = np.where(np.isfinite(high), high, np.maximum(start, goal) + math.pi)
+    ob, og, space, setup, as_array, validator = _ompl_setup(scene, arms, low, high)
+    states = []
+    for values in (start, goal):
+        state = space.allocState()
+        for k, value in enumerate(values):
+            state[k] = float(value)
+        states.append(state)
+    setup.setStartAndGoalStates(states[0], states[1])
+    planner = og.RRTConnect(setup.getSpaceInformation())
+    if RRT_RANGE:
+        planner.setRange(RRT_RANGE)
+    setup.setPlanner(planner)
+    left = planning_time - (time.perf_counter() - began)
+    if left <= 0.0 or not setup.solve(left) or not setup.haveExactSolutionPath():
+        return None
+    left = planning_time - (time.perf_counter() - began)
+    path = setup.getSolutionPath()
+    if left > 0.0:
+        simplifier = og.PathSimplifier(setup.getSpaceInformation())
+        simplifier.simplify(path, min(left, planning_time / 2))
+    waypoints = np.array([as_array(path.getState(k)) for k in range(path.getStateCount())])
+    waypoints[0], waypoints[-1] = start, goal
+    del validator
+    return waypoints

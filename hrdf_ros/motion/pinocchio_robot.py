@@ -1,0 +1,182 @@
+"""The robot as Pinocchio sees it for collision checks: its joints and collision shapes.
+
+In: a :class:`~hrdf_ros.description.robot.RobotDescription` and its
+:class:`~hrdf_ros.description.link_poses.LinkPoser` (the URDF's joints: origins as
+written, axes, mimic rules). Out: :class:`PinocchioRobot`: a ``pinocchio.Model`` with
+one joint per degree of freedom (a revolute or prismatic joint about/along the URDF
+axis, placed at the URDF origin), the collision shapes as FCL geometry (Pinocchio's
+Coal, formerly hpp-fcl) on those joints, and the map from a state in the model's (HEBI's)
+order to Pinocchio's configuration (HEBI position / gear ratio: the URDF joint value).
+
+Links no degree of freedom moves hang on their parent's joint (on the universe, joint
+0, for the base and what is bolted to it). A parallel gripper is held open: its finger
+joint at 0, its mimic joints at their offsets. A shape that cannot be read (a missing
+mesh) leaves its link out, with a note.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from ..description.collision_shapes import mesh_triangles
+from ..description.link_poses import LinkPoser
+from ..description.robot import RobotDescription
+from .requirements import require
+
+
+def geometry_module():
+    """Pinocchio's FCL: ``coal`` (Pinocchio 3.4 and later) or ``hppfcl``."""
+    try:
+        import coal as geometry  # noqa: PLC0415
+    except ImportError:
+        import hppfcl as geometry  # noqa: PLC0415
+    return geometry
+
+
+def _motion(axis, prismatic: bool, value: float) -> np.ndarray:
+    """(4, 4) a joint's motion by ``value`` about/along a principal unit ``axis``."""
+    out = np.eye(4)
+    index = int(np.argmax(np.abs(axis)))
+    value = value if axis[index] > 0 else -value
+    if prismatic:
+        out[index, 3] = value
+        return out
+    c, s = np.cos(value), np.sin(value)
+    i, j = (index + 1) % 3, (index + 2) % 3
+    out[i, i], out[i, j], out[j, i], out[j, j] = c, -s, s, c
+    return out
+
+
+def bounding_box(shape, cache) -> Tuple[np.ndarray, np.ndarray]:
+    """((4, 4) pose in the link frame, (3,) half sizes, m) of a box that contains a
+    collision shape (:class:`~hrdf_ros.description.collision_shapes.CollisionGeometry`).
+
+    Raises:
+        ValueError, OSError: a mesh that cannot be read.
+    """
+    box = np.eye(4)
+    if shape.kind == 'box':
+        half = np.array(shape.size, dtype=float) / 2
+    elif shape.kind == 'cylinder':
+        half = np.array([shape.size[0], shape.size[0], shape.size[1] / 2])
+    elif shape.kind == 'sphere':
+        half = np.full(3, float(shape.size[0]))
+    else:
+        corners = mesh_triangles(shape, cache).reshape(-1, 3)
+        low, high = corners.min(axis=0), corners.max(axis=0)
+        box[:3, 3] = (low + high) / 2
+        half = np.maximum((high - low) / 2, 1e-9)
+    return shape.pose @ box, half
+
+
+def solid(geometry, shape, cache):
+    """The FCL geometry of a collision shape, in its own frame.
+
+    Raises:
+        ValueError, OSError: a shape that cannot be read.
+    """
+    if shape.error:
+        raise ValueError(shape.error)
+    if shape.kind == 'box':
+        return geometry.Box(*shape.size)
+    if shape.kind == 'cylinder':
+        return geometry.Cylinder(*shape.size)
+    if shape.kind == 'sphere':
+        return geometry.Sphere(shape.size[0])
+    corners = mesh_triangles(shape, cache)
+    model = geometry.BVHModelOBBRSS()
+    model.beginModel(len(corners), 3 * len(corners))
+    model.addSubModel(corners.reshape(-1, 3), np.arange(3 * len(corners)).reshape(-1, 3))
+    model.endModel()
+    return model
+
+
+@dataclass
+class RobotShape:
+    """One collision shape: its link, Pinocchio joint, placement on that joint (4, 4),
+    FCL geometry, and the box that contains it (pose in the link frame, half sizes)."""
+
+    link: str
+    joint: int
+    placement: np.ndarray
+    geometry: object
+    box: np.ndarray
+    half: np.ndarray
+
+
+@dataclass
+class PinocchioRobot:
+    """The robot for collision checks (module docstring).
+
+    Attributes:
+        model: the ``pinocchio.Model``.
+        shapes: its collision shapes, links in URDF order.
+        links: the links with shapes.
+        q_index: (dof,) where each degree of freedom is in Pinocchio's configuration.
+        scale: (dof,) 1 / gear ratio.
+        notes: ``{link: why its shapes could not be read}``.
+    """
+
+    model: object
+    shapes: List[RobotShape]
+    links: List[str]
+    q_index: np.ndarray
+    scale: np.ndarray
+    notes: Dict[str, str] = field(default_factory=dict)
+
+    def configuration(self, positions: np.ndarray) -> np.ndarray:
+        """Pinocchio's configuration (nq,) of a (dof,) state (model order)."""
+        q = np.zeros(self.model.nq)
+        q[self.q_index] = positions * self.scale
+        return q
+
+
+def build(description: RobotDescription, poser: LinkPoser) -> PinocchioRobot:
+    """The :class:`PinocchioRobot` of a described robot.
+
+    Raises:
+        ImportError: Pinocchio missing (the motion extra).
+    """
+    pin = require('pinocchio')
+    geometry = geometry_module()
+    model, tree = description.model, description.tree
+    dof_of = {name: k for k, name in enumerate(tree.dof_names)}
+    ratios = [float(model.elements[e].gear_ratio) for e in model.dof_elements]
+    robot = pin.Model()
+    placed = {0: (0, np.eye(4))}                 # link -> (Pinocchio joint, pose in it)
+    q_index = np.zeros(len(tree.dof_names), dtype=int)
+    scale = np.ones(len(tree.dof_names))
+    for m in poser.motions:
+        joint, pose = placed[m.parent]
+        origin = pose @ m.origin
+        name = poser.joints[m.column] if m.column >= 0 else ''
+        if name in dof_of:
+            kind = pin.JointModelPrismaticUnaligned if m.prismatic \
+                else pin.JointModelRevoluteUnaligned
+            joint = robot.addJoint(joint, kind(np.array(m.axis, dtype=float)),
+                                   pin.SE3(origin[:3, :3], origin[:3, 3]), m.name)
+            k = dof_of[name]
+            q_index[k] = robot.joints[joint].idx_q
+            scale[k] = 1.0 / ratios[k]
+            placed[m.child] = (joint, np.eye(4))
+        elif m.column >= 0:          # a gripper joint, held open (finger 0, mimic: offset)
+            placed[m.child] = (joint, origin @ _motion(m.axis, m.prismatic, m.offset))
+        else:
+            placed[m.child] = (joint, origin)
+    index = {name: k for k, name in enumerate(poser.links)}
+    shapes: List[RobotShape] = []
+    notes: Dict[str, str] = {}
+    cache: dict = {}
+    for link, link_shapes in description.collision_geometry():
+        joint, pose = placed[index[link]]
+        try:
+            built = [RobotShape(link, joint, pose @ s.pose, solid(geometry, s, cache),
+                                *bounding_box(s, cache)) for s in link_shapes]
+        except (ValueError, OSError) as exc:
+            notes[link] = str(exc)
+            continue
+        shapes.extend(built)
+    links = sorted({s.link for s in shapes}, key=poser.links.index)
+    return PinocchioRobot(robot, shapes, links, q_index, scale, notes)

@@ -1,0 +1,362 @@
+"""The motion planner: collision-free IK, joint and Cartesian motions, timed for the arm's
+joint_trajectory_controller.
+
+In: a :class:`~hrdf_ros.model.RobotModel`, collision objects (:mod:`.objects`) and
+optional position limits. Out: :class:`MotionPlan` values, MoveIt's error codes in them.
+States are (dof,) joint positions in the model's (HEBI's) order (rad or m); poses (4, 4)
+of an end-effector frame in the reference frame (m), as
+:meth:`~hrdf_ros.kinematics.Kinematics.end_effector` gives them. A trajectory is in the
+arm controller's terms (:class:`~.trajectory.JointTrajectory`): the planning groups'
+joints in the order of the MoveIt package's controllers.yaml, URDF joint values.
+
+Velocity and acceleration limits are the MoveIt package's
+(:mod:`hrdf_ros.description.planning_limits`: rated speed, reached in 0.5 s), scaled by
+``max_velocity_scaling_factor`` and ``max_acceleration_scaling_factor`` in (0, 1] as
+MoveIt scales them. Python errors (``ValueError``) are for requests that are wrong: NaN,
+the wrong length, unknown joints, a factor outside (0, 1]. A start or goal in collision,
+an unreachable pose or no path in time are answers: ``success`` False, a code and why.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
+
+import numpy as np
+
+from ..description.planning_limits import joint_limits as planning_limits
+from ..description.robot import describe
+from ..description.semantics import semantics
+from ..kinematics import Kinematics
+from ..kinematics.ik import IkResult, default_orientation
+from ..kinematics.ik_request import joint_limit_array
+from ..model import RobotModel
+from . import cartesian, collision_free_ik, joint_path, timing
+from .objects import collision_objects
+from .resolution import lever_arms
+from .scene import PlanningScene
+from .trajectory import JointTrajectory
+
+#: MoveIt's MoveItErrorCodes values the planner answers with.
+SUCCESS, FAILURE, PLANNING_FAILED = 1, 99999, -1
+START_STATE_IN_COLLISION, GOAL_IN_COLLISION = -10, -12
+START_STATE_INVALID, GOAL_STATE_INVALID, NO_IK_SOLUTION = -26, -27, -31
+#: Slack on position limits when a given state is checked against them (rad or m).
+LIMIT_SLACK = 1e-9
+
+
+@dataclass
+class MotionPlan:
+    """What a planning request gave.
+
+    Attributes:
+        success: a trajectory was planned (a Cartesian path: possibly a part of it).
+        error_code: MoveIt's MoveItErrorCodes value: 1 success, -10 start in collision,
+            -12 goal in collision, -26 start / -27 goal outside the limits, -31 no IK
+            solution for a pose goal, -1 no path found in time.
+        message: why not, in words ('' on success).
+        fraction: the share of the path covered (1.0 for :meth:`MotionPlanner.plan`).
+        planning_time: s.
+        trajectory: the timed trajectory (empty when not ``success``).
+        path: (K, dof) the states the trajectory goes through, model order.
+    """
+
+    success: bool
+    error_code: int
+    message: str = ''
+    fraction: float = 0.0
+    planning_time: float = 0.0
+    trajectory: Optional[JointTrajectory] = None
+    path: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+
+class MotionPlanner:
+    """Plans collision-free, timed motions of a robot (module docstring)."""
+
+    def __init__(self, model: RobotModel, collision_objects: Sequence = (),
+                 joint_limits=None):
+        """Build the planning scene (the robot's collision geometry and the SRDF's
+        disabled pairs: computed once per robot and process, a fraction of a second).
+
+        Args:
+            model: the robot.
+            collision_objects: :class:`~.objects.CollisionObject` values or mappings of
+                their schema.
+            joint_limits: position limits as :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`
+                takes them ((dof, 2), or by joint name); they bound the IK, the plans and
+                the checks of given states.
+
+        Raises:
+            ImportError: the motion extra is missing (one message naming it).
+            ValueError: a collision object or a limit is wrong.
+        """
+        self.model = model
+        self.kinematics = Kinematics(model)
+        self.description = describe(model, 'robot')
+        self.semantics = semantics(self.description)
+        self.scene = PlanningScene(self.description, self.semantics,
+                                   collision_objects_list(collision_objects))
+        tree = self.description.tree
+        self.joint_names = list(tree.dof_names)
+        dof = model.dof_count
+        ratios = np.array([float(model.elements[e].gear_ratio) for e in model.dof_elements])
+        self._ratios = ratios if dof else np.ones(0)
+        limits = planning_limits(model, tree, self.semantics.urdf)
+        position = np.array([[limits[n].lower if limits[n].lower is not None else -np.inf,
+                              limits[n].upper if limits[n].upper is not None else np.inf]
+                             for n in self.joint_names]).reshape(-1, 2) \
+            * self._ratios[:, None]
+        if joint_limits is not None:
+            user = joint_limit_array(joint_limits, self.joint_names)
+            position = np.stack([np.maximum(position[:, 0], user[:, 0]),
+                                 np.minimum(position[:, 1], user[:, 1])], axis=1)
+        self.position_limits = position
+        self.velocity_limits = np.array([limits[n].velocity for n in self.joint_names])
+        self.acceleration_limits = np.array([limits[n].acceleration for n in self.joint_names])
+        self._prismatic = np.array([model.elements[e].motion[0] == 't'
+                                    for e in model.dof_elements], dtype=bool)
+        self._arms = lever_arms(self.semantics.poser, self.description.collision_geometry(),
+                                self.joint_names, self._ratios)
+        joints = [j for g in self.semantics.groups for j in g.joints if j in self.joint_names]
+        #: the trajectories' joints: the planning groups', controllers.yaml order
+        self.trajectory_joints = list(dict.fromkeys(joints)) or list(self.joint_names)
+        self._columns = [self.joint_names.index(j) for j in self.trajectory_joints]
+
+    # -- collision checks ------------------------------------------------------------
+    def in_collision(self, positions) -> bool:
+        """True when a (dof,) state is in collision (:class:`~.scene.PlanningScene`).
+
+        Raises:
+            ValueError: the wrong length or not finite.
+        """
+        return self.scene.in_collision(positions)
+
+    def colliding_pairs(self, positions):
+        """``[(link, link or object)]`` in collision at a (dof,) state."""
+        return self.scene.colliding_pairs(positions)
+
+    def set_collision_objects(self, objects: Sequence) -> None:
+        """Replace the collision objects (schema of :mod:`.objects`).
+
+        Raises:
+            ValueError: a wrong object.
+        """
+        self.scene.set_objects(collision_objects_list(objects))
+
+    # -- IK ---------------------------------------------------------------------------
+    def solve_ik(self, target, seed=None, *, avoid_collisions: bool = True, **options):
+        """Joint positions for a pose that are free of collision
+        (:mod:`.collision_free_ik`); without ``avoid_collisions``,
+        :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik` itself.
+
+        Args:
+            target: (4, 4) pose, or (N, 4, 4).
+            seed: (dof,) or (N, dof), or None (zeros).
+            options: :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`'s (``index``,
+                ``orientation``, tolerances, ``timeout`` (per target), ...); its
+                ``joint_limits`` default to this planner's.
+
+        Returns:
+            :class:`~hrdf_ros.kinematics.ik.IkResult` (batched as ``target`` is).
+
+        Raises:
+            ValueError: as :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`.
+        """
+        limits = options.pop('joint_limits', None)
+        limits = self.position_limits if limits is None else \
+            joint_limit_array(limits, self.joint_names)
+        if not avoid_collisions:
+            return self.kinematics.solve_ik(target, seed, joint_limits=limits, **options)
+        targets = np.asarray(target, dtype=float)
+        single = targets.ndim == 2
+        targets = targets.reshape(-1, 4, 4)
+        seeds = None if seed is None else np.broadcast_to(
+            np.asarray(seed, dtype=float), (len(targets), self.model.dof_count))
+        results = [collision_free_ik.solve(self.kinematics, self.scene, t,
+                                           None if seeds is None else seeds[k], limits,
+                                           self._prismatic, options)
+                   for k, t in enumerate(targets)]
+        if single:
+            return results[0]
+        return IkResult(np.array([r.positions for r in results]),
+                        np.array([r.success for r in results]),
+                        np.array([r.position_error for r in results]),
+                        np.array([r.orientation_error for r in results]),
+                        np.array([r.iterations for r in results]),
+                        np.array([r.restarts for r in results]))
+
+    # -- motions ------------------------------------------------------------------------
+    def _state(self, positions, what: str) -> np.ndarray:
+        return checked_state(positions, self.joint_names, what)
+
+    def _scaled_limits(self, velocity_scaling: float, acceleration_scaling: float):
+        return scaled_limits(self.velocity_limits[self._columns],
+                             self.acceleration_limits[self._columns], velocity_scaling,
+                             acceleration_scaling)
+
+    def _outside(self, q: np.ndarray) -> Optional[str]:
+        return outside_limits(q, self.position_limits, self.joint_names)
+
+    def _trajectory_values(self, path: np.ndarray) -> np.ndarray:
+        """(K, n) URDF joint values of the trajectory's joints for (K, dof) states."""
+        return (path / self._ratios)[:, self._columns]
+
+    def _timed(self, path: np.ndarray, smooth: bool, limits) -> JointTrajectory:
+        values = self._trajectory_values(path)
+        if smooth:
+            return timing.smooth_path_trajectory(self.trajectory_joints, values, *limits)
+        return timing.polyline_trajectory(self.trajectory_joints, values, *limits)
+
+    def _goal_pose(self, pose, index: int, start: np.ndarray, timeout: float):
+        target = np.asarray(pose, dtype=float)
+        if target.shape != (4, 4) or not np.all(np.isfinite(target)):
+            raise ValueError('pose: expected a finite (4, 4) transform')
+        chain = len(self.kinematics.end_effector_joints(index))
+        return self.solve_ik(target, start, index=index,
+                             orientation=default_orientation(chain), timeout=timeout)
+
+    def plan(self, start, goal=None, *, pose=None, index: int = 0,
+             avoid_collisions: bool = True, planning_time: float = 1.0,
+             max_velocity_scaling_factor: float = 1.0,
+             max_acceleration_scaling_factor: float = 1.0) -> MotionPlan:
+        """A motion from ``start`` to a joint ``goal`` (dof,) or to a ``pose`` (4, 4) of
+        end effector ``index`` (collision-free IK seeded at the start): the straight
+        joint-space line when it is free, else a sampling-based plan, shortcut
+        (:mod:`.joint_path`); timed to the scaled limits (:mod:`.timing`).
+
+        Raises:
+            ValueError: a wrong request (module docstring); neither or both of goal and
+                pose; planning_time <= 0.
+        """
+        began = time.perf_counter()
+        start = self._state(start, 'start')
+        limits = self._scaled_limits(max_velocity_scaling_factor,
+                                     max_acceleration_scaling_factor)
+        if (goal is None) == (pose is None):
+            raise ValueError('give a joint goal or a pose, not both and not neither')
+        if not (np.isfinite(planning_time) and planning_time > 0.0):
+            raise ValueError(f'planning_time must be > 0 s, got {planning_time}')
+
+        def answer(code, message='', path=None, trajectory=None):
+            return MotionPlan(code == SUCCESS, code, message, 1.0 if code == SUCCESS else 0.0,
+                              time.perf_counter() - began, trajectory,
+                              np.zeros((0, len(start))) if path is None else path)
+
+        outside = self._outside(start)
+        if outside:
+            return answer(START_STATE_INVALID, f'the start is outside the limits: {outside}')
+        if avoid_collisions and self.scene.in_collision(start):
+            pairs = self.scene.colliding_pairs(start)
+            return answer(START_STATE_IN_COLLISION, 'the start is in collision: '
+                          + ', '.join(f'{a} - {b}' for a, b in pairs))
+        if pose is not None:
+            ik = self._goal_pose(pose, index, start, min(0.1, planning_time / 2)) \
+                if avoid_collisions else self.solve_ik(pose, start, avoid_collisions=False,
+                                                       index=index)
+            if not ik.success:
+                return answer(NO_IK_SOLUTION, 'no collision-free IK solution for the pose: '
+                              f'the best is {ik.position_error:.3g} m and '
+                              f'{ik.orientation_error:.3g} rad from it' if avoid_collisions
+                              else 'no IK solution for the pose')
+            goal = ik.positions
+        goal = self._state(goal, 'goal')
+        outside = self._outside(goal)
+        if outside:
+            return answer(GOAL_STATE_INVALID, f'the goal is outside the limits: {outside}')
+        if avoid_collisions and self.scene.in_collision(goal):
+            pairs = self.scene.colliding_pairs(goal)
+            return answer(GOAL_IN_COLLISION, 'the goal is in collision: '
+                          + ', '.join(f'{a} - {b}' for a, b in pairs))
+        if avoid_collisions:
+            left = planning_time - (time.perf_counter() - began)
+            path = joint_path.plan_path(self.scene, self._arms, start, goal,
+                                        self.position_limits[:, 0], self.position_limits[:, 1],
+                                        max(left, 1e-3))
+            if path is None:
+                return answer(PLANNING_FAILED, f'no collision-free path found in '
+                              f'{planning_time:g} s')
+        else:
+            path = np.stack([start, goal])
+        return answer(SUCCESS, path=path, trajectory=self._timed(path, False, limits))
+
+    def cartesian_path(self, start, waypoints, *, index: int = 0, max_step: float = 0.01,
+                       avoid_collisions: bool = True, max_velocity_scaling_factor: float = 1.0,
+                       max_acceleration_scaling_factor: float = 1.0) -> MotionPlan:
+        """The end effector along straight lines through ``waypoints`` ((4, 4) poses), as
+        MoveIt's ``computeCartesianPath`` (:mod:`.cartesian`); ``fraction`` < 1 when only
+        a part could be followed (still a success, as in MoveIt), timed by TOPP-RA.
+
+        Raises:
+            ValueError: a wrong request; max_step <= 0; a waypoint not a finite (4, 4).
+        """
+        began = time.perf_counter()
+        start = self._state(start, 'start')
+        limits = self._scaled_limits(max_velocity_scaling_factor,
+                                     max_acceleration_scaling_factor)
+        if not (np.isfinite(max_step) and max_step > 0.0):
+            raise ValueError(f'max_step must be > 0 m, got {max_step}')
+        poses = [np.asarray(w, dtype=float) for w in waypoints]
+        if not poses or any(p.shape != (4, 4) or not np.all(np.isfinite(p)) for p in poses):
+            raise ValueError('waypoints: expected one or more finite (4, 4) poses')
+        outside = self._outside(start)
+        if outside:
+            return MotionPlan(False, START_STATE_INVALID, f'the start is outside the limits: '
+                              f'{outside}', planning_time=time.perf_counter() - began)
+        if avoid_collisions and self.scene.in_collision(start):
+            return MotionPlan(False, START_STATE_IN_COLLISION, 'the start is in collision',
+                              planning_time=time.perf_counter() - began)
+        chain = len(self.kinematics.end_effector_joints(index))
+        states, fraction = cartesian.follow(
+            self.kinematics, self.scene, start, poses, index, max_step, avoid_collisions,
+            self.position_limits, default_orientation(chain), (1e-5, 1e-5))
+        trajectory = self._timed(states, True, limits)
+        message = '' if fraction == 1.0 else \
+            f'followed {100 * fraction:.1f} % of the path (the next step has no IK ' \
+            'solution on the line' + (', or collides)' if avoid_collisions else ')')
+        return MotionPlan(True, SUCCESS, message, fraction, time.perf_counter() - began,
+                          trajectory, states)
+
+
+def checked_state(positions, joint_names: Sequence[str], what: str) -> np.ndarray:
+    """(dof,) float positions.
+
+    Raises:
+        ValueError: the wrong length, or not finite (naming ``what``).
+    """
+    q = np.asarray(positions, dtype=float)
+    if q.shape != (len(joint_names),):
+        raise ValueError(f'{what}: expected {len(joint_names)} joint positions '
+                         f'({", ".join(joint_names)}), got shape {q.shape}')
+    if not np.all(np.isfinite(q)):
+        raise ValueError(f'{what}: joint positions must be finite')
+    return q
+
+
+def scaled_limits(velocity: np.ndarray, acceleration: np.ndarray, velocity_scaling: float,
+                  acceleration_scaling: float):
+    """(velocity, acceleration) limits times MoveIt's scaling factors.
+
+    Raises:
+        ValueError: a factor outside (0, 1].
+    """
+    for name, value in (('max_velocity_scaling_factor', velocity_scaling),
+                        ('max_acceleration_scaling_factor', acceleration_scaling)):
+        if not (np.isfinite(value) and 0.0 < value <= 1.0):
+            raise ValueError(f'{name} must be in (0, 1], got {value}')
+    return velocity * velocity_scaling, acceleration * acceleration_scaling
+
+
+def outside_limits(q: np.ndarray, limits: np.ndarray, joint_names: Sequence[str]
+                   ) -> Optional[str]:
+    """Which joints of a state are outside (dof, 2) position limits, in words, or None."""
+    low, high = limits[:, 0], limits[:, 1]
+    bad = np.flatnonzero((q < low - LIMIT_SLACK) | (q > high + LIMIT_SLACK))
+    if not len(bad):
+        return None
+    return ', '.join(f'{joint_names[k]} {q[k]:.6g} not in [{low[k]:.6g}, {high[k]:.6g}]'
+                     for k in bad)
+
+
+def collision_objects_list(objects: Sequence):
+    """Objects of :mod:`.objects`' schema (or already built) as a list."""
+    return collision_objects(list(objects) if not isinstance(objects, Mapping) else objects)
