@@ -11,6 +11,7 @@ ENV_STAMP := $(VENV)/.hrdf-stamps/env.stamp
 ENV_INPUTS := scripts/setup_env.sh scripts/venv_install.sh scripts/interfaces_build_order.py \
               scripts/cmake_drop_missing_includes.cmake \
               scripts/requirements-ros.txt scripts/requirements-dev.txt scripts/constraints.txt \
+              scripts/requirements-motion.txt scripts/constraints-motion.txt \
               $(shell find interfaces -type f 2>/dev/null) \
               $(wildcard setup.py setup.cfg pyproject.toml package.xml) \
               $(wildcard */__init__.py) $(shell find resource -type f 2>/dev/null) \

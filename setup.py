@@ -35,10 +35,15 @@ setup(
     # hrdf view and the ROS web view (hrdf_ros.view: viser's 3D page, yourdfpy, trimesh);
     # meshes: what scripts/fit_collision_shapes.py and the mesh tests use (never imported by
     # the package itself); fast: the compiled kinematics kernels
-    # (hrdf_ros.kinematics.compiled, imported only when that path is chosen); moveit: kept
+    # (hrdf_ros.kinematics.compiled, imported only when that path is chosen); motion and
+    # plot: hrdf plan and MotionPlanner (hrdf_ros.motion); moveit: kept
     # for old install lines (python-fcl is core now).
     extras_require={'moveit': [],
                     'fast': ['numba>=0.59'],
+                    # hrdf_ros.motion: collision checks (Pinocchio's FCL), planning (OMPL),
+                    # time parameterization (TOPP-RA); imported on use
+                    'motion': ['pin>=2.7', 'ompl>=2.0.1', 'toppra>=0.6.10'],
+                    'plot': ['matplotlib'],
                     'view': ['viser>=1.1.1', 'yourdfpy>=0.0.56', 'trimesh>=4'],
                     'meshes': ['trimesh[easy]']},
     zip_safe=True,

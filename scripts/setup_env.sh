@@ -37,7 +37,8 @@ VPY="$VENV/bin/python"
 STAMPS="$VENV/.hrdf-stamps"
 BUILD_ROOT="$ROOT/build/interfaces"
 CMAKE_FIX="$SCRIPTS/cmake_drop_missing_includes.cmake"
-REQ_FILES=("$SCRIPTS/requirements-ros.txt" "$SCRIPTS/requirements-dev.txt" "$SCRIPTS/constraints.txt")
+REQ_FILES=("$SCRIPTS/requirements-ros.txt" "$SCRIPTS/requirements-dev.txt" "$SCRIPTS/constraints.txt"
+           "$SCRIPTS/requirements-motion.txt" "$SCRIPTS/constraints-motion.txt")
 JOBS="$(nproc 2>/dev/null || echo 2)"
 
 T_START=$EPOCHREALTIME
@@ -127,9 +128,11 @@ else
             -c "$SCRIPTS/constraints.txt" uv \
             || log "uv could not be installed; pip installs the requirements (slower)"
     fi
-    log "install -r requirements-ros.txt -r requirements-dev.txt (scripts/venv_install.sh)"
+    log "install -r requirements-ros.txt -r requirements-dev.txt -r requirements-motion.txt" \
+        "(scripts/venv_install.sh)"
     "$SCRIPTS/venv_install.sh" \
-        -r "$SCRIPTS/requirements-ros.txt" -r "$SCRIPTS/requirements-dev.txt"
+        -r "$SCRIPTS/requirements-ros.txt" -r "$SCRIPTS/requirements-dev.txt" \
+        -r "$SCRIPTS/requirements-motion.txt"
     echo "$req_hash" > "$req_stamp"
 fi
 step_done "python packages ready"

@@ -104,9 +104,9 @@ def robot_name(args) -> str:
     return args.name or os.path.splitext(os.path.basename(args.file))[0]
 
 
-def parse_positions(text: Optional[str], dof: int) -> np.ndarray:
-    """``--positions`` as a (dof,) array (rad, m for prismatic joints); zeros when not
-    given.
+def parse_positions(text: Optional[str], dof: int, name: str = '--positions') -> np.ndarray:
+    """``--positions`` (or the option ``name``) as a (dof,) array (rad, m for prismatic
+    joints); zeros when not given.
 
     Raises:
         UsageError: not numbers, not finite, or not ``dof`` of them.
@@ -116,12 +116,12 @@ def parse_positions(text: Optional[str], dof: int) -> np.ndarray:
     try:
         values = [float(v) for v in text.replace(',', ' ').split()]
     except ValueError:
-        raise UsageError(f'--positions must be numbers, got "{text}"') from None
+        raise UsageError(f'{name} must be numbers, got "{text}"') from None
     if len(values) != dof:
-        raise UsageError(f'--positions has {len(values)} values; the robot has {dof} DoF')
+        raise UsageError(f'{name} has {len(values)} values; the robot has {dof} DoF')
     q = np.array(values)
     if not np.all(np.isfinite(q)):
-        raise UsageError('--positions must be finite')
+        raise UsageError(f'{name} must be finite')
     return q
 
 

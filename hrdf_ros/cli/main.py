@@ -19,6 +19,7 @@ from .commands import cmd_export, cmd_fk, cmd_jacobian, cmd_mjcf, cmd_moveit, cm
 from .common import (EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser, UsageError,
                      add_gripper_option, add_mesh_options)
 from .ik import add_parsers as add_ik_parsers
+from .plan import add_parser as add_plan_parser
 from .info import cmd_info
 from .meshes import add_parser as add_meshes_parser
 from .view import add_view_parser
@@ -134,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument('--json', action='store_true')
         p.set_defaults(run=run)
     add_ik_parsers(sub)
+    add_plan_parser(sub)
     p = sub.add_parser('info', help='summary of a robot')
     p.add_argument('file', metavar='FILE')
     p.add_argument('--json', action='store_true')

@@ -27,7 +27,7 @@ from ..kinematics.ik import IkResult
 from ..kinematics.ik_solver import halton, primes
 from .scene import PlanningScene
 
-#: Attempts (solve_ik calls) of one target when there is no timeout.
+#: Starts of one target when there is no timeout.
 MAX_ATTEMPTS = 200
 
 
@@ -41,50 +41,65 @@ def restart_ranges(lower: np.ndarray, upper: np.ndarray, prismatic: np.ndarray):
     return low, high
 
 
-def solve(kinematics: Kinematics, scene: PlanningScene, target: np.ndarray,
-          seed: Optional[np.ndarray], limits: np.ndarray, prismatic: np.ndarray,
-          options: dict) -> IkResult:
-    """Collision-free IK of one target (module docstring).
+class CollisionFreeIk:
+    """Collision-free IK of one robot under one set of position limits (module
+    docstring); what does not change between targets is computed once."""
 
-    Args:
-        target: (4, 4) pose of end effector ``options['index']``.
-        seed: (dof,) first start, or None (zeros).
-        limits: (dof, 2) position limits (inf: free).
-        prismatic: (dof,) bool.
-        options: :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`'s keyword arguments
-            (``timeout``: s for the whole search, None: :data:`MAX_ATTEMPTS` attempts).
-    """
-    options = dict(options)
-    timeout = options.pop('timeout', 0.005)
-    index = options.get('index', 0)
-    chain = kinematics.end_effector_joints(index)
-    dof = kinematics.dof_count
-    start = np.zeros(dof) if seed is None else np.asarray(seed, dtype=float)
-    low, high = restart_ranges(limits[:, 0], limits[:, 1], prismatic)
-    bases = primes(len(chain))
-    deadline = None if timeout is None else time.perf_counter() + float(timeout)
-    best: Optional[IkResult] = None
-    iterations = restarts = 0
-    for attempt in range(10 ** 9 if deadline is not None else MAX_ATTEMPTS):
-        seed_k = start.copy()
-        if attempt:
-            for j, joint in enumerate(chain):
-                seed_k[joint] = low[joint] + (high[joint] - low[joint]) * halton(attempt,
-                                                                                 bases[j])
-        remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-6)
-        result = kinematics.solve_ik(target, seed_k, joint_limits=limits, timeout=remaining,
-                                     **options)
-        iterations += result.iterations
-        restarts += result.restarts + (attempt > 0)
-        free = result.success and not scene.in_collision(result.positions)
-        if free:
-            return IkResult(result.positions, True, result.position_error,
-                            result.orientation_error, iterations, restarts)
-        if best is None or (result.success and not best.success) or \
-                (result.success == best.success
-                 and result.position_error < best.position_error):
-            best = result
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
-    return IkResult(best.positions, False, best.position_error, best.orientation_error,
-                    iterations, restarts)
+    def __init__(self, kinematics: Kinematics, scene: PlanningScene, limits: np.ndarray,
+                 prismatic: np.ndarray):
+        """Args:
+            limits: (dof, 2) position limits (inf: free).
+            prismatic: (dof,) bool.
+        """
+        self._kinematics, self._scene = kinematics, scene
+        self._limits = limits if np.isfinite(limits).any() else None   # None: faster
+        self._low, self._high = restart_ranges(limits[:, 0], limits[:, 1], prismatic)
+        self._chains = {}
+
+    def _chain(self, index: int):
+        if index not in self._chains:
+            chain = self._kinematics.end_effector_joints(index)
+            self._chains[index] = (chain, primes(len(chain)))
+        return self._chains[index]
+
+    def solve(self, target: np.ndarray, seed: Optional[np.ndarray], options: dict
+              ) -> IkResult:
+        """Collision-free IK of one target (module docstring).
+
+        Args:
+            target: (4, 4) pose of end effector ``options['index']``.
+            seed: (dof,) first start, or None (zeros).
+            options: :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`'s keyword arguments
+                (``timeout``: s for the whole search; None: :data:`MAX_ATTEMPTS` starts).
+        """
+        options = dict(options)
+        timeout = options.pop('timeout', 0.005)
+        chain, bases = self._chain(options.get('index', 0))
+        kinematics, scene, low, high = self._kinematics, self._scene, self._low, self._high
+        start = np.zeros(kinematics.dof_count) if seed is None else \
+            np.asarray(seed, dtype=float)
+        deadline = None if timeout is None else time.perf_counter() + float(timeout)
+        best: Optional[IkResult] = None
+        iterations = restarts = 0
+        for attempt in range(MAX_ATTEMPTS if deadline is None else 10 ** 9):
+            seed_k = start.copy()
+            if attempt:
+                for j, joint in enumerate(chain):
+                    seed_k[joint] = low[joint] + (high[joint] - low[joint]) * halton(
+                        attempt, bases[j])
+            remaining = None if deadline is None else \
+                max(deadline - time.perf_counter(), 1e-6)
+            result = kinematics.solve_ik(target, seed_k, joint_limits=self._limits,
+                                         timeout=remaining, **options)
+            iterations += result.iterations
+            restarts += result.restarts + (attempt > 0)
+            if result.success and not scene.in_collision(result.positions):
+                return IkResult(result.positions, True, result.position_error,
+                                result.orientation_error, iterations, restarts)
+            if best is None or (result.success, -result.position_error) > \
+                    (best.success, -best.position_error):
+                best = result
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        return IkResult(best.positions, False, best.position_error, best.orientation_error,
+                        iterations, restarts)

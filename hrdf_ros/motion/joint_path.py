@@ -51,7 +51,8 @@ def segment_free(scene: PlanningScene, arms: np.ndarray, start: np.ndarray,
     return bool(scene.free(states, stop_at_first=True).all())
 
 
-def _ompl_setup(scene: PlanningScene, arms: np.ndarray, low: np.ndarray, high: np.ndarray):
+def _ompl_setup(scene: PlanningScene, arms: np.ndarray, low: np.ndarray, high: np.ndarray,
+                step: list):
     ob = require('ompl.base')
     og = require('ompl.geometric')
     util = require('ompl.util')
@@ -73,7 +74,7 @@ def _ompl_setup(scene: PlanningScene, arms: np.ndarray, low: np.ndarray, high: n
 
     class Motions(ob.MotionValidator):
         def checkMotion(self, a, b):         # noqa: N802 - OMPL's name
-            return segment_free(scene, arms, as_array(a), as_array(b), COARSE_STEP)
+            return segment_free(scene, arms, as_array(a), as_array(b), step[0])
 
     validator = Motions(info)
     info.setMotionValidator(validator)
@@ -92,7 +93,8 @@ def plan_path(scene: PlanningScene, arms: np.ndarray, start: np.ndarray, goal: n
         return np.stack([start, goal])
     low = np.where(np.isfinite(low), low, np.minimum(start, goal) - math.pi)
     high = np.where(np.isfinite(high), high, np.maximum(start, goal) + math.pi)
-    ob, og, space, setup, as_array, validator = _ompl_setup(scene, arms, low, high)
+    step = [COARSE_STEP]
+    ob, og, space, setup, as_array, validator = _ompl_setup(scene, arms, low, high, step)
     states = []
     for values in (start, goal):
         state = space.allocState()
@@ -104,15 +106,21 @@ def plan_path(scene: PlanningScene, arms: np.ndarray, start: np.ndarray, goal: n
     if RRT_RANGE:
         planner.setRange(RRT_RANGE)
     setup.setPlanner(planner)
-    left = planning_time - (time.perf_counter() - began)
-    if left <= 0.0 or not setup.solve(left) or not setup.haveExactSolutionPath():
-        return None
-    left = planning_time - (time.perf_counter() - began)
-    path = setup.getSolutionPath()
-    if left > 0.0:
-        simplifier = og.PathSimplifier(setup.getSpaceInformation())
-        simplifier.simplify(path, min(left, planning_time / 2))
-    waypoints = np.array([as_array(path.getState(k)) for k in range(path.getStateCount())])
-    waypoints[0], waypoints[-1] = start, goal
-    del validator
-    return waypoints
+    for _ in range(2):          # coarse checks first; densely again if the path collides
+        left = planning_time - (time.perf_counter() - began)
+        if left <= 0.0 or not setup.solve(left) or not setup.haveExactSolutionPath():
+            return None
+        left = planning_time - (time.perf_counter() - began)
+        path = setup.getSolutionPath()
+        if left > 0.0:
+            simplifier = og.PathSimplifier(setup.getSpaceInformation())
+            simplifier.simplify(path, min(left, planning_time / 2))
+        waypoints = np.array([as_array(path.getState(k)) for k in range(path.getStateCount())])
+        waypoints[0], waypoints[-1] = start, goal
+        if step[0] == STEP or all(segment_free(scene, arms, a, b)
+                                  for a, b in zip(waypoints[:-1], waypoints[1:])):
+            del validator
+            return waypoints
+        step[0] = STEP
+        setup.clear()
+    return None

@@ -117,6 +117,8 @@ class MotionPlanner:
                                     for e in model.dof_elements], dtype=bool)
         self._arms = lever_arms(self.semantics.poser, self.description.collision_geometry(),
                                 self.joint_names, self._ratios)
+        self._ik = collision_free_ik.CollisionFreeIk(self.kinematics, self.scene,
+                                                     self.position_limits, self._prismatic)
         joints = [j for g in self.semantics.groups for j in g.joints if j in self.joint_names]
         #: the trajectories' joints: the planning groups', controllers.yaml order
         self.trajectory_joints = list(dict.fromkeys(joints)) or list(self.joint_names)
@@ -163,18 +165,21 @@ class MotionPlanner:
             ValueError: as :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`.
         """
         limits = options.pop('joint_limits', None)
-        limits = self.position_limits if limits is None else \
-            joint_limit_array(limits, self.joint_names)
+        solver = self._ik
+        if limits is not None:
+            limits = joint_limit_array(limits, self.joint_names)
+            solver = collision_free_ik.CollisionFreeIk(self.kinematics, self.scene, limits,
+                                                       self._prismatic)
         if not avoid_collisions:
-            return self.kinematics.solve_ik(target, seed, joint_limits=limits, **options)
+            return self.kinematics.solve_ik(
+                target, seed, joint_limits=self.position_limits if limits is None else limits,
+                **options)
         targets = np.asarray(target, dtype=float)
         single = targets.ndim == 2
         targets = targets.reshape(-1, 4, 4)
         seeds = None if seed is None else np.broadcast_to(
             np.asarray(seed, dtype=float), (len(targets), self.model.dof_count))
-        results = [collision_free_ik.solve(self.kinematics, self.scene, t,
-                                           None if seeds is None else seeds[k], limits,
-                                           self._prismatic, options)
+        results = [solver.solve(t, None if seeds is None else seeds[k], options)
                    for k, t in enumerate(targets)]
         if single:
             return results[0]
@@ -207,22 +212,27 @@ class MotionPlanner:
             return timing.smooth_path_trajectory(self.trajectory_joints, values, *limits)
         return timing.polyline_trajectory(self.trajectory_joints, values, *limits)
 
-    def _goal_pose(self, pose, index: int, start: np.ndarray, timeout: float):
+    def _goal_pose(self, pose, index: int, start: np.ndarray, timeout: float,
+                   orientation: Optional[str], avoid_collisions: bool):
         target = np.asarray(pose, dtype=float)
         if target.shape != (4, 4) or not np.all(np.isfinite(target)):
             raise ValueError('pose: expected a finite (4, 4) transform')
-        chain = len(self.kinematics.end_effector_joints(index))
-        return self.solve_ik(target, start, index=index,
-                             orientation=default_orientation(chain), timeout=timeout)
+        if orientation is None:
+            orientation = default_orientation(len(self.kinematics.end_effector_joints(index)))
+        return self.solve_ik(target, start, index=index, orientation=orientation,
+                             timeout=timeout, avoid_collisions=avoid_collisions)
 
     def plan(self, start, goal=None, *, pose=None, index: int = 0,
              avoid_collisions: bool = True, planning_time: float = 1.0,
              max_velocity_scaling_factor: float = 1.0,
-             max_acceleration_scaling_factor: float = 1.0) -> MotionPlan:
+             max_acceleration_scaling_factor: float = 1.0,
+             orientation: Optional[str] = None) -> MotionPlan:
         """A motion from ``start`` to a joint ``goal`` (dof,) or to a ``pose`` (4, 4) of
-        end effector ``index`` (collision-free IK seeded at the start): the straight
-        joint-space line when it is free, else a sampling-based plan, shortcut
-        (:mod:`.joint_path`); timed to the scaled limits (:mod:`.timing`).
+        end effector ``index`` (collision-free IK seeded at the start, with the
+        ``orientation`` objective of :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`,
+        by default the one the end effector's joints give): the straight joint-space line
+        when it is free, else a sampling-based plan, shortcut (:mod:`.joint_path`); timed
+        to the scaled limits (:mod:`.timing`).
 
         Raises:
             ValueError: a wrong request (module docstring); neither or both of goal and
@@ -246,13 +256,11 @@ class MotionPlanner:
         if outside:
             return answer(START_STATE_INVALID, f'the start is outside the limits: {outside}')
         if avoid_collisions and self.scene.in_collision(start):
-            pairs = self.scene.colliding_pairs(start)
             return answer(START_STATE_IN_COLLISION, 'the start is in collision: '
-                          + ', '.join(f'{a} - {b}' for a, b in pairs))
+                          + pair_text(self.scene.colliding_pairs(start)))
         if pose is not None:
-            ik = self._goal_pose(pose, index, start, min(0.1, planning_time / 2)) \
-                if avoid_collisions else self.solve_ik(pose, start, avoid_collisions=False,
-                                                       index=index)
+            ik = self._goal_pose(pose, index, start, min(0.1, planning_time / 2), orientation,
+                                 avoid_collisions)
             if not ik.success:
                 return answer(NO_IK_SOLUTION, 'no collision-free IK solution for the pose: '
                               f'the best is {ik.position_error:.3g} m and '
@@ -264,9 +272,8 @@ class MotionPlanner:
         if outside:
             return answer(GOAL_STATE_INVALID, f'the goal is outside the limits: {outside}')
         if avoid_collisions and self.scene.in_collision(goal):
-            pairs = self.scene.colliding_pairs(goal)
             return answer(GOAL_IN_COLLISION, 'the goal is in collision: '
-                          + ', '.join(f'{a} - {b}' for a, b in pairs))
+                          + pair_text(self.scene.colliding_pairs(goal)))
         if avoid_collisions:
             left = planning_time - (time.perf_counter() - began)
             path = joint_path.plan_path(self.scene, self._arms, start, goal,
@@ -303,7 +310,8 @@ class MotionPlanner:
             return MotionPlan(False, START_STATE_INVALID, f'the start is outside the limits: '
                               f'{outside}', planning_time=time.perf_counter() - began)
         if avoid_collisions and self.scene.in_collision(start):
-            return MotionPlan(False, START_STATE_IN_COLLISION, 'the start is in collision',
+            return MotionPlan(False, START_STATE_IN_COLLISION, 'the start is in collision: '
+                              + pair_text(self.scene.colliding_pairs(start)),
                               planning_time=time.perf_counter() - began)
         chain = len(self.kinematics.end_effector_joints(index))
         states, fraction = cartesian.follow(
@@ -355,6 +363,11 @@ def outside_limits(q: np.ndarray, limits: np.ndarray, joint_names: Sequence[str]
         return None
     return ', '.join(f'{joint_names[k]} {q[k]:.6g} not in [{low[k]:.6g}, {high[k]:.6g}]'
                      for k in bad)
+
+
+def pair_text(pairs) -> str:
+    """``a - b, c - d`` of colliding pairs."""
+    return ', '.join(f'{a} - {b}' for a, b in pairs)
 
 
 def collision_objects_list(objects: Sequence):

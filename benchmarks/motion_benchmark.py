@@ -1,0 +1,243 @@
+"""Motion benchmark: hrdf_ros.motion against mplib (OMPL RRT-Connect + FCL + TOPP-RA, in
+C++) and TRAC-IK (pytracik), on the same states in one run.
+
+Per robot (every kit with a gripper or 6+ DoF, the bundled arm, ``--real`` real HEBI
+files hebi-py loads):
+
+* **Collision checks**: ``--states`` random states; our verdicts against mplib's (on the
+  URDF and SRDF of ``hrdf moveit``: test/motion_helpers.py), and the time per state: ours
+  one by one (``in_collision``), ours in batches of 50 close states (the states of a
+  motion), mplib's ``check_for_self_collision``.
+* **Collision-free IK**: ``--targets`` targets, hebi-py's end effector at random states
+  mplib finds free; ours (``MotionPlanner.solve_ik``, the compiled path, its defaults:
+  5 ms) from the zero seed; TRAC-IK (Speed, 5 ms, 1e-5; no collision checks) from the
+  zero seed. A success of ours counts when mplib finds it free and hebi-py's FK puts the
+  end effector within 2e-5 m and rad of the target.
+* **Joint motions**: ``--pairs`` pairs of random states mplib finds free (in
+  [-2.5, 2.5]); ours (``plan``, 1 s) and mplib's (``plan_qpos``, 1 s). A plan counts when
+  its trajectory, played at 1 kHz as joint_trajectory_controller plays it, is free in
+  mplib's check at every 4th sample (ours), or its samples joined by straight lines are
+  free at every 5 mm of link motion (mplib's: its own TOPP-RA samples); mplib's "Success"
+  is reported as claimed and as valid. Ours also: the limits as played
+  (0.1 %), and for straight lines the duration against the closed form (1 %).
+
+Prints a table and the targets with PASS/FAIL. Run with ``make bench`` or
+``python benchmarks/motion_benchmark.py [--robots A-2085-06 ...] [--pairs N]``.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import math
+import os
+import sys
+import tempfile
+import time
+
+for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
+    os.environ.setdefault(_var, '1')
+
+import numpy as np  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, 'test'))
+
+from hrdf_ros import HrdfError, load, to_urdf  # noqa: E402
+from hrdf_ros.description.frame_tree import build_frame_tree  # noqa: E402
+from hrdf_ros.kinematics.rotations import rotation_to_quaternion  # noqa: E402
+from hrdf_ros.motion import MotionPlanner  # noqa: E402
+from hrdf_ros.motion.resolution import interpolate, interpolation_counts  # noqa: E402
+from hrdf_ros.motion.trajectory import demand, playback  # noqa: E402
+from motion_helpers import Mplib, hebi_fk  # noqa: E402
+
+SHARED = os.path.normpath(os.path.join(REPO, '..', 'shared', 'hrdf'))
+
+
+def robots(names, real_count):
+    found = []
+    for path in sorted(glob.glob(os.path.join(SHARED, 'kits', '*.hrdf'))):
+        model = load(path)
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name.endswith('G') or model.dof_count >= 6:
+            found.append((name, path))
+    found.append(('bundled', os.path.join(REPO, 'config', 'x_series_arm_6dof.hrdf')))
+    real = []
+    for path in sorted(glob.glob(os.path.join(SHARED, 'real', 'flat', '*.hrdf'))):
+        try:
+            model = load(path)
+        except HrdfError:
+            continue
+        if model.dof_count >= 5 and model.frame_count('end_effector') == 1:
+            real.append(('real: ' + os.path.basename(path).split('__')[-1], path))
+    found += real[:real_count]
+    if names:
+        found = [(n, p) for n, p in found if any(k in n for k in names)]
+    return found
+
+
+def within(reached, target):
+    angle = 2.0 * math.asin(min(np.linalg.norm(reached[:3, :3] - target[:3, :3])
+                                / (2.0 * math.sqrt(2.0)), 1.0))
+    return np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 2e-5 and angle <= 2e-5
+
+
+def free_in_mplib(mplib, states, stride=4):
+    return not any(mplib.collides(q) for q in states[::stride])
+
+
+def checks(planner, mplib, count, rng):
+    states = rng.uniform(-math.pi, math.pi, (count, planner.model.dof_count))
+    t = time.perf_counter()
+    ours = np.array([planner.in_collision(q) for q in states])
+    single = (time.perf_counter() - t) / count
+    segments = [np.linspace(q, q + rng.uniform(-0.1, 0.1, q.shape), 50) for q in states[:40]]
+    t = time.perf_counter()
+    for segment in segments:
+        planner.scene.free(segment)
+    batch = (time.perf_counter() - t) / (50 * len(segments))
+    t = time.perf_counter()
+    theirs = np.array([mplib.collides(q) for q in states])
+    peer = (time.perf_counter() - t) / count
+    return {'check us': single * 1e6, 'batch us': batch * 1e6, 'mplib us': peer * 1e6,
+            'disagree': int(np.count_nonzero(ours != theirs))}
+
+
+def collision_free_ik(planner, mplib, hebi, model, path, count, rng):
+    tree = build_frame_tree(model, gripper_joints=False)
+    tracik = None
+    chain = planner.kinematics.end_effector_joints(0)
+    revolute = all(model.elements[model.dof_elements[k]].motion[0] == 'r' for k in chain)
+    if len(chain) >= 6 and revolute:
+        import pytracik
+        tracik = pytracik.TRAC_IK('base_link', tree.end_effector_links[0],
+                                  to_urdf(model, tree=tree, exact_masses=True, geometry=False),
+                                  0.005, 1e-5, pytracik.SolveType.Speed)
+    states = []
+    while len(states) < count:
+        q = rng.uniform(-math.pi, math.pi, model.dof_count)
+        if not mplib.collides(q):
+            states.append(q)
+    targets = [hebi_fk(hebi, q) for q in states]
+    planner.solve_ik(targets[0])                                  # compile, warm up
+    solved = ours_time = peer_time = peer_solved = 0
+    for target in targets:
+        t = time.perf_counter()
+        result = planner.solve_ik(target)
+        ours_time += time.perf_counter() - t
+        if result.success and not mplib.collides(result.positions) and \
+                within(hebi_fk(hebi, result.positions), target):
+            solved += 1
+        if tracik is not None:
+            x, y, z, w = rotation_to_quaternion(target[:3, :3])
+            t = time.perf_counter()
+            answer = pytracik.ik(tracik, np.zeros(len(chain)), *target[:3, 3], x, y, z, w)
+            peer_time += time.perf_counter() - t
+            peer_solved += answer[0] >= 0
+    return {'ik free %': 100 * solved / count, 'ik us': 1e6 * ours_time / count,
+            'trac-ik us': 1e6 * peer_time / count if tracik else float('nan'),
+            'trac-ik %': 100 * peer_solved / count if tracik else float('nan')}
+
+
+def motions(planner, mplib, count, rng):
+    arms = planner._arms
+    pairs = []
+    while len(pairs) < count:
+        q = rng.uniform(-2.5, 2.5, (2, planner.model.dof_count))
+        if not mplib.collides(q[0]) and not mplib.collides(q[1]):
+            pairs.append(q)
+    ours_ok = peer_claimed = peer_ok = lines = 0
+    ours_time = peer_time = 0.0
+    worst_limits = worst_line = 0.0
+    for start, goal in pairs:
+        t = time.perf_counter()
+        plan = planner.plan(start, goal, planning_time=1.0)
+        ours_time += time.perf_counter() - t
+        if plan.success:
+            trajectory = plan.trajectory
+            _, played = playback(trajectory, 1000.0)
+            if free_in_mplib(mplib, played):
+                ours_ok += 1
+            worst_limits = max(worst_limits, demand(trajectory, planner.velocity_limits,
+                                                    planner.acceleration_limits))
+            if len(plan.path) == 2:
+                lines += 1
+                d = np.abs(goal - start)
+                v = np.min(planner.velocity_limits / d)
+                a = np.min(planner.acceleration_limits / d)
+                optimal = 2 * math.sqrt(1 / a) if v * v / a >= 1 else 1 / v + v / a
+                worst_line = max(worst_line, trajectory.duration / optimal - 1)
+        t = time.perf_counter()
+        result = mplib.planner.plan_qpos([mplib.state(goal)], mplib.state(start),
+                                         planning_time=1.0)
+        peer_time += time.perf_counter() - t
+        if result['status'] == 'Success':
+            peer_claimed += 1
+            # its samples (every time step) joined as straight lines, checked every 5 mm
+            samples = np.asarray(result['position'])
+            names = mplib.joints
+            full = np.zeros((len(samples), planner.model.dof_count))
+            for k, column in mplib.places:
+                full[:, column] = samples[:, k]
+            dense = [interpolate(a, b, interpolation_counts(a[None], b[None], arms)[0])
+                     for a, b in zip(full[:-1], full[1:])]
+            states = np.concatenate(dense) if dense else full
+            peer_ok += free_in_mplib(mplib, states, stride=1)
+    return {'plans': ours_ok, 'mplib claimed': peer_claimed, 'mplib valid': peer_ok,
+            'plan s': ours_time / count, 'mplib s': peer_time / count, 'lines': lines,
+            'limits as played': worst_limits, 'line excess %': 100 * worst_line}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--robots', nargs='*', help='names (substrings) to run')
+    parser.add_argument('--real', type=int, default=10, help='real files (default 10)')
+    parser.add_argument('--states', type=int, default=1000)
+    parser.add_argument('--targets', type=int, default=2000)
+    parser.add_argument('--pairs', type=int, default=200)
+    args = parser.parse_args()
+    import hebi
+    began = time.perf_counter()
+    failures = []
+    rows = []
+    for name, path in robots(args.robots, args.real):
+        model = load(path)
+        planner = MotionPlanner(model)
+        with tempfile.TemporaryDirectory() as folder:
+            mplib = Mplib(model, folder)
+        hebi_model = hebi.robot_model.import_from_hrdf(path)
+        rng = np.random.default_rng(1)
+        row = {'robot': name, 'dof': model.dof_count}
+        row.update(checks(planner, mplib, args.states, rng))
+        row.update(collision_free_ik(planner, mplib, hebi_model, model, path, args.targets, rng))
+        if args.pairs:
+            row.update(motions(planner, mplib, args.pairs, rng))
+        rows.append(row)
+        print(' | '.join(f'{k} {v:.4g}' if isinstance(v, float) else f'{k} {v}'
+                         for k, v in row.items()), flush=True)
+        if row['ik free %'] < 99.5:
+            failures.append(f'{name}: collision-free IK {row["ik free %"]:.2f} % < 99.5 %')
+        if row['ik us'] > row['trac-ik us']:
+            failures.append(f'{name}: IK mean {row["ik us"]:.0f} us > TRAC-IK '
+                            f'{row["trac-ik us"]:.0f} us')
+        if row['check us'] > row['mplib us']:
+            failures.append(f'{name}: check {row["check us"]:.1f} us > mplib '
+                            f'{row["mplib us"]:.1f} us')
+        if args.pairs:
+            if row['plans'] < row['mplib valid']:
+                failures.append(f'{name}: {row["plans"]} plans < mplib\'s {row["mplib valid"]}')
+            if row['plan s'] > row['mplib s']:
+                failures.append(f'{name}: mean plan {row["plan s"]:.3f} s > mplib '
+                                f'{row["mplib s"]:.3f} s')
+            if row['limits as played'] > 1.001 or row['line excess %'] > 1.0:
+                failures.append(f'{name}: limits {row["limits as played"]:.4f}, '
+                                f'line {row["line excess %"]:.2f} %')
+    print(f'\n{len(rows)} robots in {time.perf_counter() - began:.0f} s')
+    for line in failures:
+        print('FAIL', line)
+    print('all targets PASS' if not failures else f'{len(failures)} targets FAIL')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""What the motion tests share: the peers that check them (mplib's FCL on the URDF and
+SRDF of ``hrdf moveit``, hebi-py's FK), random collision-free states, and the rules a
+trajectory must keep (joint_trajectory_controller's, the limits as played)."""
+import math
+import os
+
+import numpy as np
+
+from hrdf_ros.export.moveit import moveit_package, write_moveit_package
+from hrdf_ros.motion.trajectory import demand, playback
+
+#: A bound that turns every continuous joint into a revolute one for mplib (it refuses
+#: continuous joints) without clipping any state the tests use.
+MPLIB_BOUND = 4 * math.pi
+
+
+class Mplib:
+    """mplib's collision check of a robot: the URDF of its MoveIt package with position
+    limits on every joint (mplib refuses continuous ones), the SRDF of the package
+    without them (the planner's disabled pairs: sampling other limits would draw other
+    states, and could disable another rarely colliding pair)."""
+
+    def __init__(self, model, folder):
+        import mplib
+        names = model.joint_names()
+        limits = {name: [-MPLIB_BOUND, MPLIB_BOUND] for name in names}
+        bounded = moveit_package(model, 'robot', limits=limits)   # the planner's meshes
+        write_moveit_package(bounded, os.path.join(str(folder), 'bounded'))
+        plain = moveit_package(model, 'robot')
+        write_moveit_package(plain, os.path.join(str(folder), 'plain'))
+        self.planner = mplib.Planner(
+            urdf=os.path.join(str(folder), 'bounded', 'config', 'robot.urdf'),
+            srdf=os.path.join(str(folder), 'plain', 'config', 'robot.srdf'),
+            move_group=bounded.groups[0].tip)                      # a link
+        self.joints = list(self.planner.user_joint_names)
+        self.places = [(k, names.index(j)) for k, j in enumerate(self.joints) if j in names]
+
+    def state(self, q):
+        """mplib's full state of (dof,) model positions (a gripper open)."""
+        full = np.zeros(len(self.joints))
+        for k, column in self.places:
+            full[k] = q[column]
+        return full
+
+    def collides(self, q) -> bool:
+        return len(self.planner.check_for_self_collision(self.state(q))) > 0
+
+
+def free_states(planner, count, rng, width=math.pi):
+    """``count`` random states in [-width, width] that the planner finds free."""
+    out = []
+    while len(out) < count:
+        q = rng.uniform(-width, width, planner.model.dof_count)
+        low, high = planner.position_limits[:, 0], planner.position_limits[:, 1]
+        q = np.clip(q, low, high)
+        if not planner.in_collision(q):
+            out.append(q)
+    return np.array(out)
+
+
+def hebi_fk(hebi, q):
+    """(4, 4) hebi-py's end-effector frame at (dof,) q."""
+    return np.asarray(hebi.get_forward_kinematics_mat('EndEffector', q))[0].reshape(4, 4)
+
+
+def check_trajectory(trajectory, start, goal, planner, velocity_scaling=1.0,
+                     acceleration_scaling=1.0):
+    """joint_trajectory_controller's rules and the limits as played (1 kHz, 0.1 %)."""
+    columns = [planner.joint_names.index(j) for j in trajectory.joint_names]
+    times = trajectory.time_from_start
+    assert times[0] == 0.0 and np.all(np.diff(times) > 0.0)
+    k, n = trajectory.positions.shape
+    assert trajectory.velocities.shape == trajectory.accelerations.shape == (k, n)
+    assert n == len(trajectory.joint_names)
+    assert np.all(trajectory.velocities[-1] == 0.0)
+    assert np.all(trajectory.accelerations[-1] == 0.0)
+    ratios = np.array([float(planner.model.elements[e].gear_ratio)
+                       for e in planner.model.dof_elements])
+    np.testing.assert_allclose(trajectory.positions[0], (start / ratios)[columns], atol=1e-6)
+    np.testing.assert_allclose(trajectory.positions[-1], (goal / ratios)[columns], atol=1e-6)
+    ratio = demand(trajectory, planner.velocity_limits[columns] * velocity_scaling,
+                   planner.acceleration_limits[columns] * acceleration_scaling)
+    assert ratio <= 1.001, ratio
+    return playback(trajectory, 1000.0)

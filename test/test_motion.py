@@ -1,0 +1,249 @@
+"""hrdf_ros.motion and ``hrdf plan``: requests, answers and errors; the timing's rules
+(its peers check it in test_consumers_motion.py)."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import yaml
+
+from hrdf_ros import load
+from hrdf_ros.cli import main
+from hrdf_ros.export.moveit import moveit_package
+from hrdf_ros.motion import MotionPlanner, collision_objects, read_collision_objects
+from hrdf_ros.motion.objects import collision_object
+from hrdf_ros.motion.timing import line_trajectory, polyline_trajectory
+from hrdf_ros.motion.trajectory import JointTrajectory, demand, playback, quintic_coefficients
+
+from conftest import BUNDLED_ARM, KITS_DIR
+from motion_helpers import check_trajectory, free_states
+
+GRIPPER_KIT = os.path.join(KITS_DIR, 'A-2085-06G.hrdf')
+
+
+@pytest.fixture(scope='module')
+def arm():
+    return MotionPlanner(load(BUNDLED_ARM))
+
+
+# -- collision objects --------------------------------------------------------------------
+
+def test_collision_objects_read_the_schema(tmp_path):
+    path = tmp_path / 'objects.yaml'
+    path.write_text(yaml.safe_dump({'collision_objects': [
+        {'name': 'table', 'type': 'box', 'dimensions': [1, 1, 0.1],
+         'pose': {'position': [0.5, 0, -0.05], 'orientation': [0, 0, 0, 2]}},
+        {'name': 'post', 'type': 'cylinder', 'dimensions': [0.5, 0.05]},
+        {'name': 'ball', 'type': 'sphere', 'dimensions': [0.1],
+         'pose': {'position': [0.3, 0.3, 0.3]}},
+        {'name': 'floor', 'type': 'floor', 'pose': {'position': [0, 0, -0.2]}}]}))
+    objects = read_collision_objects(str(path))
+    assert [o.type for o in objects] == ['box', 'cylinder', 'sphere', 'floor']
+    assert objects[0].orientation == (0.0, 0.0, 0.0, 1.0)          # normalised
+    assert objects[1].pose().tolist() == np.eye(4).tolist()
+    assert collision_objects([o.to_dict() for o in objects]) == objects
+
+
+@pytest.mark.parametrize('entry,words', [
+    ({'name': 'a', 'type': 'cone', 'dimensions': [1]}, 'type must be one of'),
+    ({'name': 'a', 'type': 'box', 'dimensions': [1, 1]}, 'expected 3 numbers'),
+    ({'name': 'a', 'type': 'box', 'dimensions': [1, 1, -1]}, 'must be > 0'),
+    ({'name': 'a', 'type': 'sphere', 'dimensions': [math.nan]}, 'must be finite'),
+    ({'name': 'a', 'type': 'sphere'}, 'needs dimensions'),
+    ({'name': 'a', 'type': 'sphere', 'dimensions': [1], 'colour': 'red'}, 'unknown field'),
+    ({'name': 'a', 'type': 'sphere', 'dimensions': [1],
+      'pose': {'orientation': [0, 0, 0, 0]}}, 'zero quaternion'),
+    ({'name': 'a', 'type': 'sphere', 'dimensions': [1], 'pose': [1, 2, 3]}, 'pose must be'),
+])
+def test_a_wrong_collision_object_is_named(entry, words):
+    with pytest.raises(ValueError, match=words) as info:
+        collision_object(entry)
+    assert "'a'" in str(info.value)
+
+
+def test_two_objects_with_one_name_are_refused():
+    with pytest.raises(ValueError, match='used twice: a'):
+        collision_objects([{'name': 'a', 'type': 'sphere', 'dimensions': [1]}] * 2)
+
+
+# -- the planner's answers -----------------------------------------------------------------
+
+def test_requests_that_are_wrong_raise(arm):
+    q = np.zeros(6)
+    for call, words in (
+            (lambda: arm.plan(np.full(6, math.nan), q), 'finite'),
+            (lambda: arm.plan(q[:5], q), 'expected 6 joint positions'),
+            (lambda: arm.plan(q, q, max_velocity_scaling_factor=0.0), r'\(0, 1\]'),
+            (lambda: arm.plan(q, q, max_acceleration_scaling_factor=1.5), r'\(0, 1\]'),
+            (lambda: arm.plan(q, q, planning_time=0.0), 'planning_time'),
+            (lambda: arm.plan(q), 'a joint goal or a pose'),
+            (lambda: arm.plan(q, pose=np.full((4, 4), math.nan)), 'finite'),
+            (lambda: arm.cartesian_path(q, [np.eye(4)], max_step=-1), 'max_step'),
+            (lambda: arm.cartesian_path(q, []), 'waypoints'),
+            (lambda: arm.in_collision([math.inf] * 6), 'finite'),
+            (lambda: MotionPlanner(arm.model, joint_limits={'nope': (0, 1)}), 'nope')):
+        with pytest.raises(ValueError, match=words):
+            call()
+
+
+def test_answers_carry_moveits_error_codes(arm):
+    rng = np.random.default_rng(1)
+    free = free_states(arm, 2, rng, width=1.0)
+    colliding = next(q for q in rng.uniform(-3, 3, (200, 6)) if arm.in_collision(q))
+    start = arm.plan(colliding, free[0])
+    assert (start.success, start.error_code) == (False, -10)
+    assert 'the start is in collision: ' in start.message and ' - ' in start.message
+    goal = arm.plan(free[0], colliding)
+    assert (goal.success, goal.error_code, goal.trajectory) == (False, -12, None)
+    far = np.eye(4)
+    far[:3, 3] = [3.0, 0.0, 0.0]
+    unreachable = arm.plan(free[0], pose=far)
+    assert unreachable.error_code == -31 and 'no collision-free IK solution' in unreachable.message
+    limited = MotionPlanner(arm.model, joint_limits={'J1': (-0.5, 0.5)})
+    outside = free[0].copy()
+    outside[0] = 1.0
+    assert limited.plan(free[1] * 0, outside).error_code == -27
+    assert limited.plan(outside, free[1] * 0).error_code == -26
+    # without collision checks the goal in collision is planned, straight
+    plain = arm.plan(free[0], colliding, avoid_collisions=False)
+    assert plain.success and len(plain.path) == 2
+
+
+def test_no_path_in_the_time_given_is_code_minus_one(arm):
+    """The line from start to goal through a ball: no path within 1 ms (-1)."""
+    start = np.array([0.0, 1.0, 1.8, 0.5, 1.4, 0.0])
+    goal = start.copy()
+    goal[0] = 1.5
+    middle = arm.kinematics.end_effector((start + goal) / 2)[:3, 3]
+    planner = MotionPlanner(arm.model, [{'name': 'ball', 'type': 'sphere',
+                                         'dimensions': [0.04],
+                                         'pose': {'position': list(middle)}}])
+    assert not planner.in_collision(start) and not planner.in_collision(goal)
+    plan = planner.plan(start, goal, planning_time=0.001)
+    assert (plan.success, plan.error_code) == (False, -1)
+    assert plan.message == 'no collision-free path found in 0.001 s'
+    assert planner.plan(start, goal, planning_time=2.0).success     # there is one
+
+
+def test_trajectories_are_the_controllers(arm, tmp_path):
+    """Joint names in controllers.yaml's order, the rules of joint_trajectory_controller,
+    the scaled limits as played."""
+    model = load(GRIPPER_KIT)
+    planner = MotionPlanner(model)
+    package = moveit_package(model, 'robot')
+    controllers = yaml.safe_load(package.files['config/ros2_controllers.yaml'])
+    arm_controller = package.groups[0].controller
+    start, goal = free_states(planner, 2, np.random.default_rng(3), width=1.0)
+    plan = planner.plan(start, goal, max_velocity_scaling_factor=0.5,
+                        max_acceleration_scaling_factor=0.25, planning_time=2.0)
+    assert plan.success, plan.message
+    assert plan.trajectory.joint_names == \
+        controllers[arm_controller]['ros__parameters']['joints']
+    check_trajectory(plan.trajectory, start, goal, planner, 0.5, 0.25)
+    assert plan.planning_time > 0 and plan.fraction == 1.0
+
+
+def test_collision_free_ik_batches_and_its_option(arm):
+    states = free_states(arm, 5, np.random.default_rng(4), width=1.5)
+    targets = arm.kinematics.end_effector(states)
+    batch = arm.solve_ik(targets, timeout=None, max_iterations=300)
+    assert batch.positions.shape == (5, 6) and batch.success.all()
+    assert not any(arm.in_collision(q) for q in batch.positions)
+    plain = arm.solve_ik(targets[0], avoid_collisions=False, timeout=None, max_iterations=300)
+    assert plain.success
+    again = arm.solve_ik(targets, timeout=None, max_iterations=300)
+    np.testing.assert_array_equal(again.positions, batch.positions)      # deterministic
+
+
+# -- timing --------------------------------------------------------------------------------
+
+def test_the_controllers_quintic_plays_a_cubic_exactly():
+    c = np.array([0.3, -0.2, 0.5, 0.7])
+    p = np.polynomial.Polynomial(c)
+    v, a = p.deriv(), p.deriv(2)
+    q = quintic_coefficients(0.8, (p(0.0)[None], v(0.0)[None], a(0.0)[None]),
+                             (p(0.8)[None], v(0.8)[None], a(0.8)[None]))
+    np.testing.assert_allclose(q[:, 0], np.append(c, [0.0, 0.0]), atol=1e-12)
+
+
+def test_a_line_is_an_s_curve_within_its_limits():
+    start, goal = np.array([0.0, 1.0, -2.0]), np.array([2.0, 0.5, 1.0])
+    velocity, acceleration = np.array([1.0, 2.0, 1.5]), np.array([2.0, 4.0, 3.0])
+    t, p, v, a = line_trajectory(start, goal, velocity, acceleration)
+    trajectory = JointTrajectory(['a', 'b', 'c'], t, p, v, a)
+    assert demand(trajectory, velocity, acceleration) <= 1.0 + 1e-6
+    # the controller plays it as planned: along the line, never past the goal
+    _, played = playback(trajectory, 1000.0)
+    fraction = (played - start) / (goal - start)
+    np.testing.assert_allclose(fraction, fraction[:, :1].repeat(3, axis=1), atol=1e-9)
+    assert fraction.min() >= -1e-12 and fraction.max() <= 1 + 1e-12
+    # a polyline stops at its corners
+    corner = polyline_trajectory(['a', 'b', 'c'], np.stack([start, goal, start]),
+                                 velocity, acceleration)
+    middle = np.flatnonzero(np.all(corner.positions == goal, axis=1))
+    assert len(middle) == 1 and np.all(corner.velocities[middle] == 0.0)
+
+
+# -- hrdf plan -----------------------------------------------------------------------------
+
+def _hrdf(*args, cwd=None):
+    return subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', 'plan', *args],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_hrdf_plan_prints_writes_json_and_plots(tmp_path):
+    result = _hrdf(BUNDLED_ARM, '--start', '0 1 1.8 0.5 1.4 0', '--goal', '1 0.5 1.5 0 1 0',
+                   '--plot', str(tmp_path / 'plan.png'))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith('duration ') and 'fraction 1.000' in result.stdout
+    assert 'Traceback' not in result.stderr
+    from PIL import Image
+    with Image.open(tmp_path / 'plan.png') as image:
+        assert image.size == (800, 800)
+        assert len(image.convert('L').getcolors(1 << 16)) > 20           # not blank
+    result = _hrdf(BUNDLED_ARM, '--start', '0 1 1.8 0.5 1.4 0', '--xyz', '0.3', '0', '0.35',
+                   '--cartesian', '--json')
+    plan = json.loads(result.stdout)
+    assert result.returncode == 0 and plan['success'] and plan['fraction'] > 0
+    assert len(plan['trajectory']['time_from_start']) > 2
+
+
+@pytest.mark.parametrize('args,code,words', [
+    (['--goal', 'nan 0 0 0 0 0'], 2, '--goal must be finite'),
+    (['--goal', '0 0'], 2, '--goal has 2 values'),
+    (['--xyz', '0.3', '0', 'nan'], 2, '--xyz must be finite'),
+    (['--goal', '0 0 0 0 0 0', '--max-velocity-scaling-factor', '0'], 2, r'\(0, 1\]'),
+    ([], 2, 'give a goal'),
+    (['--goal', '0 0 0 0 0 0', '--collision-objects', '/no/such.yaml'], 2, 'No such file'),
+    (['--start', '0 1 1.8 0.5 1.4 0', '--goal', '0 0 0 0 0 0', '--floor', '0.2'], 1,
+     'MoveIt error code -10'),
+    (['--start', '0 1 1.8 0.5 1.4 0', '--xyz', '3', '0', '0'], 1, 'code -31'),
+])
+def test_hrdf_plan_fails_in_one_line(args, code, words):
+    result = _hrdf(BUNDLED_ARM, *args)
+    assert result.returncode == code, result.stderr
+    lines = [line for line in result.stderr.splitlines() if not line.startswith('hrdf: note')]
+    assert len(lines) == 1 and __import__('re').search(words, lines[0]), result.stderr
+    assert 'Traceback' not in result.stderr
+
+
+def test_without_the_motion_extra_one_message_names_it(tmp_path):
+    code = ("import sys\n"
+            "for name in ('pinocchio', 'ompl', 'toppra', 'hppfcl', 'coal'):\n"
+            "    sys.modules[name] = None\n"
+            "import hrdf_ros\n"
+            "from hrdf_ros.motion import MotionPlanner\n"
+            "try:\n"
+            f"    MotionPlanner(hrdf_ros.load({BUNDLED_ARM!r}))\n"
+            "except ImportError as exc:\n"
+            "    print(exc)\n"
+            "from hrdf_ros.cli import main\n"
+            f"sys.exit(main(['plan', {BUNDLED_ARM!r}, '--goal', '0 0 0 0 0 0']))\n")
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                            timeout=120)
+    assert "pip install 'hrdf_ros[motion]'" in result.stdout
+    assert result.returncode == 2 and 'hrdf_ros[motion]' in result.stderr
+    assert 'Traceback' not in result.stderr
