@@ -88,6 +88,10 @@ def free_in_mplib(mplib, states, stride=4):
 
 def checks(planner, mplib, count, rng):
     states = rng.uniform(-math.pi, math.pi, (count, planner.model.dof_count))
+    for q in states[:20]:                      # compile or load the kernels, warm up
+        planner.in_collision(q)
+        mplib.collides(q)
+    planner.scene.free(states[:50])
     t = time.perf_counter()
     ours = np.array([planner.in_collision(q) for q in states])
     single = (time.perf_counter() - t) / count
@@ -148,16 +152,20 @@ def motions(planner, mplib, count, rng):
             pairs.append(q)
     ours_ok = peer_claimed = peer_ok = lines = 0
     ours_time = peer_time = 0.0
+    both = []                              # (ours s, mplib s) where both are valid
     worst_limits = worst_line = 0.0
     for start, goal in pairs:
         t = time.perf_counter()
         plan = planner.plan(start, goal, planning_time=1.0)
-        ours_time += time.perf_counter() - t
+        ours = time.perf_counter() - t
+        ours_time += ours
+        valid = False
         if plan.success:
             trajectory = plan.trajectory
             _, played = playback(trajectory, 1000.0)
             if free_in_mplib(mplib, played):
                 ours_ok += 1
+                valid = True
             worst_limits = max(worst_limits, demand(trajectory, planner.velocity_limits,
                                                     planner.acceleration_limits))
             if len(plan.path) == 2:
@@ -170,7 +178,8 @@ def motions(planner, mplib, count, rng):
         t = time.perf_counter()
         result = mplib.planner.plan_qpos([mplib.state(goal)], mplib.state(start),
                                          planning_time=1.0)
-        peer_time += time.perf_counter() - t
+        peer = time.perf_counter() - t
+        peer_time += peer
         if result['status'] == 'Success':
             peer_claimed += 1
             # its samples (every time step) joined as straight lines, checked every 5 mm
@@ -182,9 +191,15 @@ def motions(planner, mplib, count, rng):
             dense = [interpolate(a, b, interpolation_counts(a[None], b[None], arms)[0])
                      for a, b in zip(full[:-1], full[1:])]
             states = np.concatenate(dense) if dense else full
-            peer_ok += free_in_mplib(mplib, states, stride=1)
+            peer_valid = free_in_mplib(mplib, states, stride=1)
+            peer_ok += peer_valid
+            if valid and peer_valid:
+                both.append((ours, peer))
+    both = np.array(both).reshape(-1, 2)
     return {'plans': ours_ok, 'mplib claimed': peer_claimed, 'mplib valid': peer_ok,
-            'plan s': ours_time / count, 'mplib s': peer_time / count, 'lines': lines,
+            'plan s': ours_time / count, 'mplib s': peer_time / count,
+            'both valid': len(both), 'plan s (both)': float(both[:, 0].mean()),
+            'mplib s (both)': float(both[:, 1].mean()), 'lines': lines,
             'limits as played': worst_limits, 'line excess %': 100 * worst_line}
 
 

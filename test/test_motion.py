@@ -247,3 +247,37 @@ def test_without_the_motion_extra_one_message_names_it(tmp_path):
     assert "pip install 'hrdf_ros[motion]'" in result.stdout
     assert result.returncode == 2 and 'hrdf_ros[motion]' in result.stderr
     assert 'Traceback' not in result.stderr
+
+
+def test_the_compiled_sieve_keeps_what_the_numpy_sieve_keeps():
+    """The numba kernel (the compiled path) and the numpy stages pass the same (state,
+    pair) entries to FCL, robot pairs, solid objects and a floor alike; and what FCL then
+    says about them is FCL's verdict on the whole state."""
+    from hrdf_ros.description.robot import describe
+    from hrdf_ros.description.semantics import semantics
+    from hrdf_ros.kinematics import Kinematics
+    from hrdf_ros.motion.scene import PlanningScene
+    model = load(GRIPPER_KIT)
+    description = describe(model, 'robot')
+    meaning = semantics(description)
+    objects = collision_objects([
+        {'name': 'ball', 'type': 'sphere', 'dimensions': [0.15],
+         'pose': {'position': [0.4, 0.0, 0.3]}},
+        {'name': 'crate', 'type': 'box', 'dimensions': [0.3, 0.2, 0.1],
+         'pose': {'position': [0.2, 0.3, 0.2], 'orientation': [0.3, 0.1, 0.0, 0.95]}},
+        {'name': 'post', 'type': 'cylinder', 'dimensions': [0.6, 0.05],
+         'pose': {'position': [-0.3, -0.2, 0.3]}},
+        {'name': 'floor', 'type': 'floor', 'pose': {'position': [0.0, 0.0, -0.05]}}])
+    scenes = {path: PlanningScene(description, meaning, objects,
+                                  Kinematics(model, kinematics=path))
+              for path in ('numpy', 'numba')}
+    assert scenes['numba']._sieve.compiled and not scenes['numpy']._sieve.compiled
+    states = np.random.default_rng(5).uniform(-math.pi, math.pi, (3000, model.dof_count))
+    kept = {path: scene._sieve.candidates(states) for path, scene in scenes.items()}
+    assert len(kept['numpy'][0]) > 3000
+    assert all(np.array_equal(a, b) for a, b in zip(kept['numpy'], kept['numba']))
+    whole = np.array([scenes['numba']._collides(q, True) for q in states])
+    assert 0.1 < whole.mean() < 0.9
+    for scene in scenes.values():
+        assert np.array_equal(~scene.free(states), whole)
+        assert [scene.in_collision(q) for q in states[:300]] == list(whole[:300])

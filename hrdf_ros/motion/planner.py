@@ -28,7 +28,7 @@ from ..description.planning_limits import joint_limits as planning_limits
 from ..description.robot import describe
 from ..description.semantics import semantics
 from ..kinematics import Kinematics
-from ..kinematics.ik import IkResult, default_orientation
+from ..kinematics.ik import default_orientation
 from ..kinematics.ik_request import joint_limit_array
 from ..model import RobotModel
 from . import cartesian, collision_free_ik, joint_path, timing
@@ -95,7 +95,7 @@ class MotionPlanner:
         self.description = describe(model, 'robot')
         self.semantics = semantics(self.description)
         self.scene = PlanningScene(self.description, self.semantics,
-                                   collision_objects_list(collision_objects))
+                                   collision_objects_list(collision_objects), self.kinematics)
         tree = self.description.tree
         self.joint_names = list(tree.dof_names)
         dof = model.dof_count
@@ -174,21 +174,7 @@ class MotionPlanner:
             return self.kinematics.solve_ik(
                 target, seed, joint_limits=self.position_limits if limits is None else limits,
                 **options)
-        targets = np.asarray(target, dtype=float)
-        single = targets.ndim == 2
-        targets = targets.reshape(-1, 4, 4)
-        seeds = None if seed is None else np.broadcast_to(
-            np.asarray(seed, dtype=float), (len(targets), self.model.dof_count))
-        results = [solver.solve(t, None if seeds is None else seeds[k], options)
-                   for k, t in enumerate(targets)]
-        if single:
-            return results[0]
-        return IkResult(np.array([r.positions for r in results]),
-                        np.array([r.success for r in results]),
-                        np.array([r.position_error for r in results]),
-                        np.array([r.orientation_error for r in results]),
-                        np.array([r.iterations for r in results]),
-                        np.array([r.restarts for r in results]))
+        return solver.solve_all(target, seed, options)
 
     # -- motions ------------------------------------------------------------------------
     def _state(self, positions, what: str) -> np.ndarray:

@@ -21,10 +21,12 @@ What is checked, as MoveIt checks it:
 The shapes are the URDF's ``<collision>`` shapes as it writes them, on the URDF's joints
 (:mod:`.pinocchio_robot`). The checks run in Pinocchio (PyPI ``pin``, BSD), whose
 ``computeCollisions`` poses every shape and asks FCL (its Coal, formerly hpp-fcl) about
-each checked pair in C++: one state of a 7-DoF kit in ~25 us, where a loop of
-python-fcl calls takes ~150 us. A batch (:meth:`PlanningScene.free`: the states of a
-motion) is first sifted in numpy, every state at once (:mod:`.sieve`); FCL then checks
-only the pairs whose bounding volumes meet. "In collision" is FCL's: the shapes
+each checked pair in C++: one state of a 7-DoF kit in ~30 us (~65 us with a gripper's
+meshes), where a loop of python-fcl calls takes ~150 us. States are first sifted by
+bounding volumes (:mod:`.sieve`); FCL then checks only the pairs whose volumes meet. On
+the compiled path (``hrdf_ros[fast]``, :mod:`.compiled_sieve`) every check is sifted:
+~25-30 us a state alone, 3-7 us a state in a motion's batch; on the numpy path, batches
+of :data:`SIEVE_FROM` states and more, every state at once. "In collision" is FCL's: the shapes
 intersect or touch, to its GJK tolerance (shapes a micrometre apart may count as
 touching; tested against mplib's FCL).
 """
@@ -171,7 +173,10 @@ class PlanningScene:
         Raises:
             ValueError: positions of another length or not finite.
         """
-        return self._collides(self._state(positions), True)
+        q = self._state(positions)
+        if self._sieve.compiled:
+            return not self._sifted(q[None], True)[0]
+        return self._collides(q, True)
 
     def link_poses(self, positions) -> np.ndarray:
         """(N, L, 4, 4) poses of :attr:`links` (root link frame, m) for (N, dof) states
@@ -195,12 +200,17 @@ class PlanningScene:
         free = np.ones(len(positions), dtype=bool)
         if not len(positions) or not self._pairs:
             return free
-        if len(positions) < SIEVE_FROM:          # the sieve costs more than it saves
-            for n, q in enumerate(positions):
+        if len(positions) < SIEVE_FROM and not self._sieve.compiled:
+            for n, q in enumerate(positions):     # the numpy sieve costs more than it saves
                 free[n] = not self._collides(q, True)
                 if stop_at_first and not free[n]:
                     break
             return free
+        return self._sifted(positions, stop_at_first)
+
+    def _sifted(self, positions: np.ndarray, stop_at_first: bool) -> np.ndarray:
+        """(N,) free, FCL asked only about the sieve's candidates."""
+        free = np.ones(len(positions), dtype=bool)
         pin, placed = self._pin, -1
         for n, row in zip(*self._sieve.candidates(positions)):
             if not free[n]:

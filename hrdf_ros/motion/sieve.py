@@ -11,7 +11,8 @@ frames equal the URDF's to 1e-11 m, far inside :data:`SLACK`. Stages, every stat
 once, each on what the one before kept: the two links' bounding spheres (each around its
 boxes), the two shapes' spheres, the shapes' oriented boxes (the separating axis test,
 :func:`~hrdf_ros.description.collision_matrix.boxes_overlap`). A shape against a floor
-(a half-space): the lowest corner of its box against the plane.
+(a half-space): the lowest corner of its box against the plane. On the compiled path
+the same stages run state by state in one numba kernel (:mod:`.compiled_sieve`).
 """
 from __future__ import annotations
 
@@ -78,6 +79,12 @@ class Sieve:
             floors: (O,) bool, which objects are floors.
         """
         self._kinematics, self._sources = kinematics, sources
+        kinds = sorted({kind for kind, _, _ in sources if kind != 'base'})
+        self._gather = [(kind, np.array([k for k, s in enumerate(sources) if s[0] == kind]),
+                         np.array([s[1] for s in sources if s[0] == kind], dtype=int))
+                        for kind in kinds]
+        self._base = np.array([k for k, s in enumerate(sources) if s[0] == 'base'], dtype=int)
+        self._offsets = [(k, s[2]) for k, s in enumerate(sources) if s[2] is not None]
         self._dof = kinematics.dof_count
         self._owner = np.array([links.index(s.link) for s in shapes], dtype=int)
         self._box = np.array([s.box for s in shapes]).reshape(-1, 4, 4)
@@ -99,25 +106,41 @@ class Sieve:
         self._group_count = np.bincount(owner, minlength=len(link_pairs))
         self._group_first = np.cumsum(self._group_count) - self._group_count
         self._world = np.flatnonzero(pairs[:, 1] >= robot_count)
+        self._compiled = None
+        #: Whether the compiled kernel sifts (then even one state is sifted first).
+        self.compiled = False
+        if kinematics.path == 'numba':
+            self.compiled = True
+            from . import compiled_sieve  # noqa: PLC0415 - numba only on the compiled path
+            self._compiled = compiled_sieve.candidates
 
     def link_poses(self, positions: np.ndarray) -> np.ndarray:
         """(N, L, 4, 4) the links' poses (root link frame, m) for (N, dof) states."""
         positions = np.asarray(positions, dtype=float).reshape(-1, self._dof)
-        frames, out = {}, np.empty((len(positions), len(self._sources), 4, 4))
-        for k, (kind, index, offset) in enumerate(self._sources):
-            if kind == 'base':
-                out[:, k] = np.eye(4)
-                continue
-            if kind not in frames:
-                frames[kind] = self._kinematics.frames(kind, positions)
-            out[:, k] = frames[kind][:, index] if offset is None \
-                else frames[kind][:, index] @ offset
+        out = np.empty((len(positions), len(self._sources), 4, 4))
+        out[:, self._base] = np.eye(4)
+        for kind, slots, index in self._gather:
+            out[:, slots] = self._kinematics.frames(kind, positions)[:, index]
+        for k, offset in self._offsets:
+            out[:, k] = out[:, k] @ offset
         return out
+
+    def _compiled_candidates(self, poses: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        capacity = len(poses) * len(self._pairs)
+        states, rows = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
+        count = self._compiled(
+            poses, self._owner, self._box, self._half, self._radius, self._link_centre,
+            self._link_radius, self._link_pairs, self._group_first, self._group_count,
+            self._robot_rows, self._pairs, self._world, self._count, self._object_pose,
+            self._object_half, self._object_radius, self._floor, SLACK, states, rows)
+        return states[:count], rows[:count]
 
     def candidates(self, positions: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """(state, pair) index arrays of the entries whose bounding volumes meet, sorted
         by state, then pair."""
         poses = self.link_poses(positions)
+        if self._compiled is not None:
+            return self._compiled_candidates(poses)
         boxes = poses[:, self._owner] @ self._box                          # (N, S, 4, 4)
         centres = boxes[..., :3, 3]
         spheres = (poses @ self._link_centre[:, :, None])[..., :3, 0]      # (N, L, 3)
