@@ -3,9 +3,10 @@
 The package is the pipeline, each layer importing only those before it:
 
 ``hrdf/`` (read HRDF) -> ``model`` (the resolved robot) -> ``kinematics/`` (frames,
-Jacobians, mass properties) -> ``export/`` (URDF, xacro, SDFormat, MJCF, MoveIt 2) ->
-``ros/`` (the node
-and its services; the only layer that imports rclpy). ``cli`` and ``demo`` sit on top.
+Jacobians, IK, mass properties) -> ``parts/`` and ``description/`` (HEBI's parts, the
+robot every output sees) -> ``motion/`` (collision checks, planning, trajectories: the
+motion extra) and ``export/`` (URDF, xacro, SDFormat, MJCF, MoveIt 2) -> ``ros/`` (the
+node and its services; the only layer that imports rclpy). ``cli`` and ``demo`` sit on top.
 ``model`` is plain data that imports nothing of the package; ``hrdf/`` builds it.
 
 Everything below needs only numpy, defusedxml and PyYAML. Typical use::
@@ -31,7 +32,7 @@ _PUBLIC = {
     'ValidationReport': '.hrdf.validation', 'validate_file': '.hrdf.validation',
     'validate_text': '.hrdf.validation',
     'FRAME_TYPES': '.kinematics', 'Kinematics': '.kinematics',
-    'MassProperties': '.kinematics',
+    'MassProperties': '.kinematics', 'MotionPlanner': '.motion',
     'Element': '.model', 'RobotModel': '.model',
 }
 

@@ -39,7 +39,7 @@ MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 250
 
 PUBLIC_API = {'Diagnostic', 'Element', 'FRAME_TYPES', 'HrdfError', 'Kinematics',
-              'MassProperties', 'RobotModel', 'ValidationReport', 'load', 'loads', 'to_mjcf',
+              'MassProperties', 'MotionPlanner', 'RobotModel', 'ValidationReport', 'load', 'loads', 'to_mjcf',
               'to_urdf', 'to_xacro', 'validate_file', 'validate_text'}
 
 

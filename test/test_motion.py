@@ -19,7 +19,7 @@ from hrdf_ros.motion.timing import line_trajectory, polyline_trajectory
 from hrdf_ros.motion.trajectory import JointTrajectory, demand, playback, quintic_coefficients
 
 from conftest import BUNDLED_ARM, KITS_DIR
-from motion_helpers import check_trajectory, free_states
+from motion_helpers import MIN_SEGMENT, check_trajectory, free_states
 
 GRIPPER_KIT = os.path.join(KITS_DIR, 'A-2085-06G.hrdf')
 
@@ -185,6 +185,25 @@ def test_a_line_is_an_s_curve_within_its_limits():
                                  velocity, acceleration)
     middle = np.flatnonzero(np.all(corner.positions == goal, axis=1))
     assert len(middle) == 1 and np.all(corner.velocities[middle] == 0.0)
+
+
+def test_a_lines_knots_are_never_a_rounding_error_apart():
+    """Short moves never reach top speed (a triangle): the cruise between speeding up
+    and slowing down is then zero up to rounding, and must not become a segment of a few
+    ulps, which the controller's quintic cannot play."""
+    rng = np.random.default_rng(2)
+    velocity, acceleration = np.array([1.5, 3.0]), np.array([4.0, 8.0])
+    triangles = 0
+    for _ in range(200):
+        goal = rng.uniform(-1.0, 1.0, 2) * rng.choice([0.01, 0.1, 1.0])
+        t, p, v, a = line_trajectory(np.zeros(2), goal, velocity, acceleration)
+        resting = np.all(np.abs(a) < 1e-12, axis=1)[1:-1]    # interior knots, a = 0
+        triangles += not np.any(resting[:-1] & resting[1:])       # no cruise between two
+        assert np.min(np.diff(t)) >= MIN_SEGMENT
+        trajectory = JointTrajectory(['a', 'b'], t, p, v, a)
+        assert demand(trajectory, velocity, acceleration) <= 1.0 + 1e-6
+        assert np.array_equal(p[-1], goal) and not v[-1].any() and not a[-1].any()
+    assert triangles > 50
 
 
 # -- hrdf plan -----------------------------------------------------------------------------

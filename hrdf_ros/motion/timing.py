@@ -36,6 +36,10 @@ from .trajectory import JointTrajectory, demand
 
 #: A jerk ramp's share of a straight line's time-optimal duration.
 RAMP_FRACTION = 0.005
+#: Segments of a profile shorter than this share of it are left out (a triangle's cruise
+#: of a rounding error would otherwise give two points a few ulps apart, a segment
+#: joint_trajectory_controller cannot play).
+NEGLIGIBLE = 1e-9
 #: Slowing down a played trajectory that asks for more than the limits: by its ratio
 #: (velocity) or the square root of it (acceleration), and this margin more.
 SLOWDOWN_MARGIN = 1.002
@@ -67,7 +71,7 @@ def _profile(distance: float, velocity: float, acceleration: float
     jerks = [jerk, 0.0, -jerk, 0.0, -jerk, 0.0, jerk]
     times, kept = [0.0], []
     for duration, j in zip(durations, jerks):
-        if duration > 0.0:
+        if duration > NEGLIGIBLE * trapezoid:
             times.append(times[-1] + duration)
             kept.append(j)
     return times, kept
