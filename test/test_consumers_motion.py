@@ -196,11 +196,15 @@ def test_cartesian_lines_stay_on_the_line(robots, name, hebi_import):
         goal = pose.copy()
         goal[:3, 3] += 0.25 * direction
         plan = planner.cartesian_path(start, [goal])
-        assert plan.success and plan.fraction < 1.0 and 'collides' in plan.message
+        assert plan.success and plan.fraction < 1.0
+        reason = plan.message.partition(' of the path; ')[2]      # names what it hit
+        assert reason.startswith('the next step collides: ') and reason.endswith(' - ball'), \
+            plan.message
         assert not any(planner.in_collision(q) for q in plan.path)
         far = pose.copy()
         far[:3, 3] = [5.0, 0.0, 0.0]                # out of reach
-        assert planner.cartesian_path(start, [far]).fraction < 1.0
+        plan = planner.cartesian_path(start, [far])
+        assert plan.fraction < 1.0 and 'has no IK solution' in plan.message
     finally:
         planner.set_collision_objects([])
 

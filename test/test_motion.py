@@ -240,6 +240,9 @@ def test_hrdf_plan_prints_writes_json_and_plots(tmp_path):
     (['--start', '0 1 1.8 0.5 1.4 0', '--goal', '0 0 0 0 0 0', '--floor', '0.2'], 1,
      'MoveIt error code -10'),
     (['--start', '0 1 1.8 0.5 1.4 0', '--xyz', '3', '0', '0'], 1, 'code -31'),
+    (['--start', '0 1 1.8 0.5 1.4 0', '--xyz', '3', '0', '0.35', '--cartesian'], 1,
+     r'^hrdf: the path stops short of the goal: followed [0-9.]+ % of the path; the next '
+     'step has no IK solution'),
 ])
 def test_hrdf_plan_fails_in_one_line(args, code, words):
     result = _hrdf(BUNDLED_ARM, *args)

@@ -6,7 +6,9 @@ straight line of the end effector), ``--start``, ``--collision-objects FILE`` (t
 of :mod:`hrdf_ros.motion.objects`), ``--floor Z``, the scaling factors. Out: the plan's
 duration, fraction and points on stdout (``--json``: one object), ``--plot FILE.png``;
 exit 0 when planned, 1 with one line when there is no plan (the goal in collision, no
-IK solution, no path in time: the reason), 2 on bad input, 1 for an invalid HRDF.
+IK solution, no path in time: the reason) or when a Cartesian path stops short of the
+goal (its part is printed, then why it stopped: a script must not take it for the whole
+motion), 2 on bad input, 1 for an invalid HRDF.
 """
 from __future__ import annotations
 
@@ -152,8 +154,7 @@ def cmd_plan(args) -> int:
               f'({", ".join(trajectory.joint_names)}):')
         for t, q in zip(trajectory.time_from_start, trajectory.positions):
             print(f'{t: 9.4f} ' + ' '.join(table_number(v, 6) for v in q))
-        note(f'planned in {plan.planning_time:.3f} s'
-             + (f'; {plan.message}' if plan.message else ''))
+        note(f'planned in {plan.planning_time:.3f} s')
     if args.plot:
         from .plot import plot_trajectory  # noqa: PLC0415 - matplotlib, on use
         columns = [planner.joint_names.index(j) for j in trajectory.joint_names]
@@ -168,4 +169,8 @@ def cmd_plan(args) -> int:
         except OSError as exc:
             raise UsageError(f'--plot: {exc.strerror}: {args.plot}') from None
         note(f'plot in {args.plot}')
+    if plan.fraction < 1.0:
+        if not args.json:
+            print(f'hrdf: the path stops short of the goal: {plan.message}', file=sys.stderr)
+        return EXIT_INVALID
     return EXIT_OK

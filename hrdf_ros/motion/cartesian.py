@@ -2,8 +2,8 @@
 
 In: a start state (dof,), waypoint poses (4, 4) of an end effector in the reference frame,
 a :class:`~hrdf_ros.kinematics.Kinematics` and a :class:`~.scene.PlanningScene`. Out: the
-joint states (K, dof) of the part of the path that could be followed, and ``fraction``,
-the share of the path's steps they cover.
+joint states (K, dof) of the part of the path that could be followed, ``fraction``, the
+share of the path's steps they cover, and why it stopped (:data:`STOPS`).
 
 The end effector moves along straight lines from the start pose through the waypoints:
 position linearly, orientation by slerp, in steps of at most ``max_step`` m (and of at
@@ -20,7 +20,7 @@ Where it does not, the step is halved (a state solved at the middle pose) up to
 from __future__ import annotations
 
 import math
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -37,6 +37,10 @@ ROTATION_RADIUS = 0.1
 SUBDIVISIONS = 6
 #: Iteration cap of a step's IK (one attempt, no restart).
 STEP_ITERATIONS = 60
+#: Why a path stopped short: no IK solution from the state before (or only by a
+#: restart), a state (a step's, or between two) in collision, the joint path leaving the
+#: line however often the step was halved.
+STOPS = ('ik', 'collision', 'line')
 
 
 def _quaternion(rotation: np.ndarray) -> np.ndarray:
@@ -103,9 +107,10 @@ class _Segment:
 def follow(kinematics: Kinematics, scene: PlanningScene, start: np.ndarray,
            waypoints: Sequence[np.ndarray], index: int, max_step: float,
            avoid_collisions: bool, limits: np.ndarray, orientation: str,
-           tolerances: Tuple[float, float]) -> Tuple[np.ndarray, float]:
+           tolerances: Tuple[float, float]) -> Tuple[np.ndarray, float, Optional[tuple]]:
     """The states of the path that could be followed (module docstring), the start
-    first, and the fraction of its steps they cover."""
+    first; the fraction of its steps they cover; None, or why it stopped: (one of
+    :data:`STOPS`, the state (dof,) in collision or None)."""
     segments: List[_Segment] = []
     previous = kinematics.end_effector(start, index)
     for pose in waypoints:
@@ -115,6 +120,7 @@ def follow(kinematics: Kinematics, scene: PlanningScene, start: np.ndarray,
     total = sum(counts)
     states = [np.asarray(start, dtype=float)]
     done = 0
+    stop: List[tuple] = []            # the last reason a step failed
 
     def solve(pose, seed):
         result = kinematics.solve_ik(pose, seed, index=index, orientation=orientation,
@@ -122,8 +128,10 @@ def follow(kinematics: Kinematics, scene: PlanningScene, start: np.ndarray,
                                      orientation_tolerance=tolerances[1], timeout=None,
                                      max_iterations=STEP_ITERATIONS)
         if not result.success or result.restarts:
+            stop[:] = [('ik', None)]
             return None
         if avoid_collisions and scene.in_collision(result.positions):
+            stop[:] = [('collision', result.positions)]
             return None
         return result.positions
 
@@ -139,6 +147,7 @@ def follow(kinematics: Kinematics, scene: PlanningScene, start: np.ndarray,
         if distance <= POSITION_PRECISION and angle <= ORIENTATION_PRECISION and clear:
             return [q_b]
         if depth >= SUBDIVISIONS:
+            stop[:] = [('collision', middle) if not clear else ('line', None)]
             return []
         u_m = (u_a + u_b) / 2
         first = reach(segment, q_a, u_a, u_m, depth + 1)
@@ -151,7 +160,7 @@ def follow(kinematics: Kinematics, scene: PlanningScene, start: np.ndarray,
         for k in range(1, count + 1):
             found = reach(segment, states[-1], (k - 1) / count, k / count, 0)
             if not found:
-                return np.array(states), done / total if total else 1.0
+                return np.array(states), done / total if total else 1.0, stop[-1]
             states.extend(found)
             done += 1
-    return np.array(states), 1.0
+    return np.array(states), 1.0, None

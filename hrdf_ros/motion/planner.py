@@ -300,15 +300,28 @@ class MotionPlanner:
                               + pair_text(self.scene.colliding_pairs(start)),
                               planning_time=time.perf_counter() - began)
         chain = len(self.kinematics.end_effector_joints(index))
-        states, fraction = cartesian.follow(
+        states, fraction, stop = cartesian.follow(
             self.kinematics, self.scene, start, poses, index, max_step, avoid_collisions,
             self.position_limits, default_orientation(chain), (1e-5, 1e-5))
         trajectory = self._timed(states, True, limits)
-        message = '' if fraction == 1.0 else \
-            f'followed {100 * fraction:.1f} % of the path (the next step has no IK ' \
-            'solution on the line' + (', or collides)' if avoid_collisions else ')')
+        message = '' if stop is None else \
+            f'followed {100 * fraction:.1f} % of the path; ' + stop_text(stop, self.scene)
         return MotionPlan(True, SUCCESS, message, fraction, time.perf_counter() - began,
                           trajectory, states)
+
+
+def stop_text(stop: tuple, scene) -> str:
+    """Why a Cartesian path stopped (:data:`.cartesian.STOPS`), in words."""
+    kind, state = stop
+    if kind == 'collision':
+        return 'the next step collides: ' + pair_text(scene.colliding_pairs(state))
+    if kind == 'line':
+        return (f'the joints leave the line there (by more than '
+                f'{1000 * cartesian.POSITION_PRECISION:g} mm or '
+                f'{cartesian.ORIENTATION_PRECISION:g} rad, the step halved '
+                f'{cartesian.SUBDIVISIONS} times)')
+    return 'the next step has no IK solution from the one before (out of reach, at a ' \
+        'joint limit or a singularity)'
 
 
 def checked_state(positions, joint_names: Sequence[str], what: str) -> np.ndarray:
