@@ -45,6 +45,7 @@ sys.path.insert(0, os.path.join(REPO, 'test'))
 
 from hrdf_ros import HrdfError, load, to_urdf  # noqa: E402
 from hrdf_ros.description.frame_tree import build_frame_tree  # noqa: E402
+from hrdf_ros.kinematics.ik import default_orientation  # noqa: E402
 from hrdf_ros.kinematics.rotations import rotation_to_quaternion  # noqa: E402
 from hrdf_ros.motion import MotionPlanner  # noqa: E402
 from hrdf_ros.motion.resolution import interpolate, interpolation_counts  # noqa: E402
@@ -76,9 +77,16 @@ def robots(names, real_count):
     return found
 
 
-def within(reached, target):
-    angle = 2.0 * math.asin(min(np.linalg.norm(reached[:3, :3] - target[:3, :3])
-                                / (2.0 * math.sqrt(2.0)), 1.0))
+def within(reached, target, orientation):
+    """The pose reached within 2e-5 m and rad of the target, in the objective the chain
+    gives (full, tip axis or position only)."""
+    if orientation == 'full':
+        angle = 2.0 * math.asin(min(np.linalg.norm(reached[:3, :3] - target[:3, :3])
+                                    / (2.0 * math.sqrt(2.0)), 1.0))
+    elif orientation == 'tip_axis':
+        angle = math.acos(max(-1.0, min(1.0, float(reached[:3, 2] @ target[:3, 2]))))
+    else:
+        angle = 0.0
     return np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 2e-5 and angle <= 2e-5
 
 
@@ -124,13 +132,14 @@ def collision_free_ik(planner, mplib, hebi, model, path, count, rng):
             states.append(q)
     targets = [hebi_fk(hebi, q) for q in states]
     planner.solve_ik(targets[0])                                  # compile, warm up
+    orientation = default_orientation(len(chain))
     solved = ours_time = peer_time = peer_solved = 0
     for target in targets:
         t = time.perf_counter()
         result = planner.solve_ik(target)
         ours_time += time.perf_counter() - t
         if result.success and not mplib.collides(result.positions) and \
-                within(hebi_fk(hebi, result.positions), target):
+                within(hebi_fk(hebi, result.positions), target, orientation):
             solved += 1
         if tracik is not None:
             x, y, z, w = rotation_to_quaternion(target[:3, :3])

@@ -10,8 +10,10 @@ position linearly, orientation by slerp, in steps of at most ``max_step`` m (and
 most ``max_step`` / :data:`ROTATION_RADIUS` rad of rotation: a point 0.1 m from the end
 effector moves at most ``max_step``). Each step is solved by IK seeded with the state
 before, without restarts (a restart would jump to another branch). The path stops at the
-first step that fails, that collides (with ``avoid_collisions``), or where the joint path
-leaves the line: the state halfway between two consecutive states (joint-space
+first step that fails, that collides (with ``avoid_collisions``: the joint-space segment
+from the state before, checked as a joint motion is, no point of a link moving more than
+:data:`~.resolution.STEP` between two checked states), or where the joint path leaves
+the line: the state halfway between two consecutive states (joint-space
 interpolation) must put the end effector within :data:`POSITION_PRECISION` m of the line
 and :data:`ORIENTATION_PRECISION` rad of the slerp (MoveIt's ``CartesianPrecision``).
 Where it does not, the step is halved (a state solved at the middle pose) up to
@@ -25,6 +27,8 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..kinematics import Kinematics
+from .joint_path import segment_free
+from .resolution import interpolate, interpolation_counts
 from .scene import PlanningScene
 
 #: m: how far the end effector may be from the line between checked states.
@@ -104,13 +108,22 @@ class _Segment:
         return distance, rotation_angle(pose[:3, :3], wanted)
 
 
-def follow(kinematics: Kinematics, scene: PlanningScene, start: np.ndarray,
-           waypoints: Sequence[np.ndarray], index: int, max_step: float,
+def _first_collision(scene: PlanningScene, arms: np.ndarray, a: np.ndarray,
+                    b: np.ndarray) -> np.ndarray:
+    """The first state in collision on the segment from a to b (checked densely)."""
+    states = interpolate(a, b, int(interpolation_counts(a[None], b[None], arms)[0]))[1:]
+    free = scene.free(states)
+    return states[int(np.argmin(free))]
+
+
+def follow(kinematics: Kinematics, scene: PlanningScene, arms: np.ndarray,
+           start: np.ndarray, waypoints: Sequence[np.ndarray], index: int, max_step: float,
            avoid_collisions: bool, limits: np.ndarray, orientation: str,
            tolerances: Tuple[float, float]) -> Tuple[np.ndarray, float, Optional[tuple]]:
     """The states of the path that could be followed (module docstring), the start
     first; the fraction of its steps they cover; None, or why it stopped: (one of
-    :data:`STOPS`, the state (dof,) in collision or None)."""
+    :data:`STOPS`, the state (dof,) in collision or None). ``arms``: the lever arms of
+    :func:`~.resolution.lever_arms`."""
     segments: List[_Segment] = []
     previous = kinematics.end_effector(start, index)
     for pose in waypoints:
@@ -143,11 +156,12 @@ def follow(kinematics: Kinematics, scene: PlanningScene, start: np.ndarray,
         middle = (q_a + q_b) / 2
         pose = kinematics.end_effector(middle, index)
         distance, angle = segment.off_line(pose, (u_a + u_b) / 2, orientation)
-        clear = not (avoid_collisions and scene.in_collision(middle))
+        clear = not avoid_collisions or segment_free(scene, arms, q_a, q_b)
         if distance <= POSITION_PRECISION and angle <= ORIENTATION_PRECISION and clear:
             return [q_b]
         if depth >= SUBDIVISIONS:
-            stop[:] = [('collision', middle) if not clear else ('line', None)]
+            stop[:] = [('collision', _first_collision(scene, arms, q_a, q_b))
+                       if not clear else ('line', None)]
             return []
         u_m = (u_a + u_b) / 2
         first = reach(segment, q_a, u_a, u_m, depth + 1)

@@ -57,8 +57,10 @@ class MotionPlan:
         message: why not, in words ('' on success).
         fraction: the share of the path covered (1.0 for :meth:`MotionPlanner.plan`).
         planning_time: s.
-        trajectory: the timed trajectory (empty when not ``success``).
-        path: (K, dof) the states the trajectory goes through, model order.
+        trajectory: the timed trajectory (None when not ``success``).
+        path: (K, dof) the collision-free joint path the trajectory follows (its
+            corners, or a Cartesian path's states), model order; (0, 0) when not
+            ``success``.
     """
 
     success: bool
@@ -301,8 +303,8 @@ class MotionPlanner:
                               planning_time=time.perf_counter() - began)
         chain = len(self.kinematics.end_effector_joints(index))
         states, fraction, stop = cartesian.follow(
-            self.kinematics, self.scene, start, poses, index, max_step, avoid_collisions,
-            self.position_limits, default_orientation(chain), (1e-5, 1e-5))
+            self.kinematics, self.scene, self._arms, start, poses, index, max_step,
+            avoid_collisions, self.position_limits, default_orientation(chain), (1e-5, 1e-5))
         trajectory = self._timed(states, True, limits)
         message = '' if stop is None else \
             f'followed {100 * fraction:.1f} % of the path; ' + stop_text(stop, self.scene)

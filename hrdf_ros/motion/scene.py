@@ -47,6 +47,9 @@ from .sieve import Sieve, link_sources
 Pair = Tuple[str, str]
 #: Batches this large and larger are sifted first (smaller ones: each state in C++).
 SIEVE_FROM = 8
+#: On the compiled path, a state alone is sifted first when this many pairs or more are
+#: checked (fewer: Pinocchio's loop over them costs less than posing the links).
+SIFT_ONE_FROM = 120
 
 
 def _object_box(o: CollisionObject) -> np.ndarray:
@@ -174,7 +177,7 @@ class PlanningScene:
             ValueError: positions of another length or not finite.
         """
         q = self._state(positions)
-        if self._sieve.compiled:
+        if self._sieve.compiled and len(self._pairs) >= SIFT_ONE_FROM:
             return not self._sifted(q[None], True)[0]
         return self._collides(q, True)
 

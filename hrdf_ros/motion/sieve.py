@@ -84,7 +84,9 @@ class Sieve:
                          np.array([s[1] for s in sources if s[0] == kind], dtype=int))
                         for kind in kinds]
         self._base = np.array([k for k, s in enumerate(sources) if s[0] == 'base'], dtype=int)
-        self._offsets = [(k, s[2]) for k, s in enumerate(sources) if s[2] is not None]
+        offset = [k for k, s in enumerate(sources) if s[2] is not None]
+        self._offset_slots = np.array(offset, dtype=int)
+        self._offsets = np.array([sources[k][2] for k in offset]).reshape(-1, 4, 4)
         self._dof = kinematics.dof_count
         self._owner = np.array([links.index(s.link) for s in shapes], dtype=int)
         self._box = np.array([s.box for s in shapes]).reshape(-1, 4, 4)
@@ -121,8 +123,8 @@ class Sieve:
         out[:, self._base] = np.eye(4)
         for kind, slots, index in self._gather:
             out[:, slots] = self._kinematics.frames(kind, positions)[:, index]
-        for k, offset in self._offsets:
-            out[:, k] = out[:, k] @ offset
+        if len(self._offset_slots):
+            out[:, self._offset_slots] = out[:, self._offset_slots] @ self._offsets
         return out
 
     def _compiled_candidates(self, poses: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
