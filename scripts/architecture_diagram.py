@@ -33,6 +33,8 @@ LAYERS = [
      'collision shapes, mesh files'),
     ('description', 'description/', 'the robot every output sees: names,\nlimits, '
      'inertials, shapes, semantics'),
+    ('motion', 'motion/', 'planning scene, collision-free IK, joint\nand Cartesian '
+     'motions, timed trajectories'),
     ('export', 'export/', 'the writers: URDF, xacro, SDFormat, MJCF,\nros2_control, '
      'MoveIt package'),
     ('view', 'view/', 'the robot in the browser: sliders,\nframes, live reload'),
@@ -46,7 +48,8 @@ ROS_MESSAGES = {'std_msgs', 'sensor_msgs', 'geometry_msgs', 'tf2_msgs', 'rcl_int
 
 def outside_imports() -> dict:
     """Layer -> sorted top-level packages outside the standard library and hrdf_ros that
-    its modules import (anywhere in a module, also inside functions)."""
+    its modules import (anywhere in a module, also inside functions, and through the
+    motion extra's ``require('module')``)."""
     found = {name: set() for name, _, _ in LAYERS}
     package = os.path.join(REPO, 'hrdf_ros')
     for folder, _, files in os.walk(package):
@@ -64,6 +67,9 @@ def outside_imports() -> dict:
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
                     names = [node.module]
+                elif isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'require' \
+                        and node.args and isinstance(node.args[0], ast.Constant):
+                    names = [node.args[0].value]      # motion/requirements.py: on first use
                 else:
                     continue
                 for name in names:
@@ -75,8 +81,8 @@ def outside_imports() -> dict:
 
 
 #: One fill per layer, lowest first.
-COLOURS = ['#f1efe9', '#fde4e1', '#fbd3cd', '#f6e3c8', '#efe9d2', '#e9e4f3', '#dbe8f4',
-           '#e3efdf', '#e8eef0']
+COLOURS = ['#f1efe9', '#fde4e1', '#fbd3cd', '#f6e3c8', '#efe9d2', '#f3e6d8', '#e9e4f3',
+           '#dbe8f4', '#e3efdf', '#e8eef0']
 
 
 def draw():

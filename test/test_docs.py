@@ -123,6 +123,23 @@ def test_console_transcripts_are_what_the_commands_print(workdir):
     assert checked >= 5
 
 
+def test_plan_motion_tutorial_runs(workdir):
+    """doc/tutorials/plan_motion.md: its objects.yaml, its two ``hrdf plan`` commands (a
+    plot written; exit 0: planned, the Cartesian line whole) and its Python example."""
+    page = 'doc/tutorials/plan_motion.md'
+    [objects] = _blocks(page, 'yaml')
+    with open(os.path.join(workdir, 'objects.yaml'), 'w', encoding='utf-8') as handle:
+        handle.write(objects)
+    commands = [line for b in _blocks(page, 'bash') for line in b.splitlines()
+                if line.startswith('hrdf plan')]
+    assert len(commands) == 2 and '--cartesian' in commands[1]
+    for line in commands:
+        _run_hrdf(line, workdir)
+    assert os.path.getsize(os.path.join(workdir, 'plan.png')) > 10000
+    [code] = _blocks(page, 'python')
+    _run_python(code, workdir)
+
+
 def test_mujoco_tutorial_runs(workdir):
     """doc/tutorials/mujoco.md: write the model of a G kit as the page shows, then run
     its Python example."""
