@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -187,8 +187,19 @@ class MotionPlanner:
                              self.acceleration_limits[self._columns], velocity_scaling,
                              acceleration_scaling)
 
-    def _outside(self, q: np.ndarray) -> Optional[str]:
-        return outside_limits(q, self.position_limits, self.joint_names)
+    def _problem(self, q: np.ndarray, which: str, avoid_collisions: bool
+                 ) -> Optional[Tuple[int, str]]:
+        """(MoveIt error code, message) when the start or goal state ``q`` is outside the
+        limits or (``avoid_collisions``) in collision; None when it can be planned from."""
+        outside = outside_limits(q, self.position_limits, self.joint_names)
+        if outside:
+            return (START_STATE_INVALID if which == 'start' else GOAL_STATE_INVALID,
+                    f'the {which} is outside the limits: {outside}')
+        if avoid_collisions and self.scene.in_collision(q):
+            return (START_STATE_IN_COLLISION if which == 'start' else GOAL_IN_COLLISION,
+                    f'the {which} is in collision: '
+                    + pair_text(self.scene.colliding_pairs(q)))
+        return None
 
     def _trajectory_values(self, path: np.ndarray) -> np.ndarray:
         """(K, n) URDF joint values of the trajectory's joints for (K, dof) states."""
@@ -240,12 +251,9 @@ class MotionPlanner:
                               time.perf_counter() - began, trajectory,
                               np.zeros((0, len(start))) if path is None else path)
 
-        outside = self._outside(start)
-        if outside:
-            return answer(START_STATE_INVALID, f'the start is outside the limits: {outside}')
-        if avoid_collisions and self.scene.in_collision(start):
-            return answer(START_STATE_IN_COLLISION, 'the start is in collision: '
-                          + pair_text(self.scene.colliding_pairs(start)))
+        problem = self._problem(start, 'start', avoid_collisions)
+        if problem:
+            return answer(*problem)
         if pose is not None:
             ik = self._goal_pose(pose, index, start, min(0.1, planning_time / 2), orientation,
                                  avoid_collisions)
@@ -256,12 +264,9 @@ class MotionPlanner:
                               else 'no IK solution for the pose')
             goal = ik.positions
         goal = self._state(goal, 'goal')
-        outside = self._outside(goal)
-        if outside:
-            return answer(GOAL_STATE_INVALID, f'the goal is outside the limits: {outside}')
-        if avoid_collisions and self.scene.in_collision(goal):
-            return answer(GOAL_IN_COLLISION, 'the goal is in collision: '
-                          + pair_text(self.scene.colliding_pairs(goal)))
+        problem = self._problem(goal, 'goal', avoid_collisions)
+        if problem:
+            return answer(*problem)
         if avoid_collisions:
             left = planning_time - (time.perf_counter() - began)
             path = joint_path.plan_path(self.scene, self._arms, start, goal,
@@ -293,14 +298,9 @@ class MotionPlanner:
         poses = [np.asarray(w, dtype=float) for w in waypoints]
         if not poses or any(p.shape != (4, 4) or not np.all(np.isfinite(p)) for p in poses):
             raise ValueError('waypoints: expected one or more finite (4, 4) poses')
-        outside = self._outside(start)
-        if outside:
-            return MotionPlan(False, START_STATE_INVALID, f'the start is outside the limits: '
-                              f'{outside}', planning_time=time.perf_counter() - began)
-        if avoid_collisions and self.scene.in_collision(start):
-            return MotionPlan(False, START_STATE_IN_COLLISION, 'the start is in collision: '
-                              + pair_text(self.scene.colliding_pairs(start)),
-                              planning_time=time.perf_counter() - began)
+        problem = self._problem(start, 'start', avoid_collisions)
+        if problem:
+            return MotionPlan(False, *problem, planning_time=time.perf_counter() - began)
         chain = len(self.kinematics.end_effector_joints(index))
         states, fraction, stop = cartesian.follow(
             self.kinematics, self.scene, self._arms, start, poses, index, max_step,
