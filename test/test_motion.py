@@ -146,6 +146,21 @@ def test_trajectories_are_the_controllers(arm, tmp_path):
     assert plan.planning_time > 0 and plan.fraction == 1.0
 
 
+def test_a_joint_without_limits_is_an_angle_reached_the_shorter_way(arm):
+    """A revolute joint without limits (URDF continuous) goes to the goal's angle the
+    shorter way, as MoveIt plans continuous joints, ending whole turns from the value
+    given; a joint with limits ends at the value given."""
+    start = np.array([0.0, 1.0, 1.8, 0.5, 1.4, 0.0])
+    goal = start + np.array([0.0, 0.0, 0.0, 0.0, 0.0, 5.0])
+    plan = arm.plan(start, goal)
+    assert plan.success and len(plan.path) == 2
+    assert plan.path[-1][5] == pytest.approx(5.0 - 2 * math.pi, abs=1e-12)
+    assert plan.trajectory.positions[-1][5] == pytest.approx(5.0 - 2 * math.pi, abs=1e-12)
+    limited = MotionPlanner(arm.model, joint_limits={'J6': (-10.0, 10.0)})
+    plan = limited.plan(start, goal)
+    assert plan.success and plan.trajectory.positions[-1][5] == pytest.approx(5.0, abs=1e-12)
+
+
 def test_collision_free_ik_batches_and_its_option(arm):
     states = free_states(arm, 5, np.random.default_rng(4), width=1.5)
     targets = arm.kinematics.end_effector(states)

@@ -62,10 +62,29 @@ class CollisionFreeIk:
         self._chains = {}
 
     def _chain(self, index: int):
+        """(the chain's joints, (MAX_ATTEMPTS + BLOCK, m) the Halton points in [0, 1),
+        point k in row k) of end effector ``index``."""
         if index not in self._chains:
             chain = self._kinematics.end_effector_joints(index)
-            self._chains[index] = (chain, primes(len(chain)))
+            bases = primes(len(chain))
+            points = np.array([[halton(k, base) for base in bases]
+                               for k in range(MAX_ATTEMPTS + BLOCK)]).reshape(-1, len(chain))
+            self._chains[index] = (chain, bases, points)
         return self._chains[index]
+
+    def _starts(self, index: int, start: np.ndarray, first: int, size: int) -> np.ndarray:
+        """(size, dof) the restarts ``first`` .. ``first + size - 1``: ``start`` with the
+        chain's joints at those Halton points of their ranges."""
+        chain, bases, points = self._chain(index)
+        if first + size <= len(points):
+            unit = points[first:first + size]
+        else:                            # past the table: a long timeout
+            unit = np.array([[halton(k, base) for base in bases]
+                             for k in range(first, first + size)])
+        seeds = np.repeat(start[None], size, axis=0)
+        low, high = self._low[chain], self._high[chain]
+        seeds[:, chain] = low + (high - low) * unit
+        return seeds
 
     def solve_all(self, target, seed, options: dict) -> IkResult:
         """:meth:`solve` for a (4, 4) target or each of (N, 4, 4), from ``seed`` (dof,) or
@@ -95,8 +114,8 @@ class CollisionFreeIk:
         """
         options = dict(options)
         timeout = options.pop('timeout', 0.005)
-        chain, bases = self._chain(options.get('index', 0))
-        kinematics, scene, low, high = self._kinematics, self._scene, self._low, self._high
+        index = options.get('index', 0)
+        kinematics, scene = self._kinematics, self._scene
         start = np.zeros(kinematics.dof_count) if seed is None else \
             np.asarray(seed, dtype=float)
         deadline = None if timeout is None else time.perf_counter() + float(timeout)
@@ -113,11 +132,7 @@ class CollisionFreeIk:
             if attempt >= MAX_ATTEMPTS and deadline is None:
                 break
             size = BLOCK
-            seeds = np.repeat(start[None], size, axis=0)
-            for k in range(size):
-                for j, joint in enumerate(chain):
-                    seeds[k, joint] = low[joint] + (high[joint] - low[joint]) * halton(
-                        attempt + k, bases[j])
+            seeds = self._starts(index, start, attempt, size)
             remaining = None if deadline is None else \
                 max(deadline - time.perf_counter(), 1e-6) / size
             result = kinematics.solve_ik(np.repeat(target[None], size, axis=0), seeds,

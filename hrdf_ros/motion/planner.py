@@ -18,6 +18,7 @@ an unreachable pose or no path in time are answers: ``success`` False, a code an
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Mapping, Optional, Sequence, Tuple
@@ -117,6 +118,8 @@ class MotionPlanner:
         self.acceleration_limits = np.array([limits[n].acceleration for n in self.joint_names])
         self._prismatic = np.array([model.elements[e].motion[0] == 't'
                                     for e in model.dof_elements], dtype=bool)
+        #: revolute joints without limits (URDF continuous): angles, reached the shorter way
+        self._continuous = ~self._prismatic & ~np.isfinite(self.position_limits).any(axis=1)
         self._arms = lever_arms(self.semantics.poser, self.description.collision_geometry(),
                                 self.joint_names, self._ratios)
         self._ik = collision_free_ik.CollisionFreeIk(self.kinematics, self.scene,
@@ -231,7 +234,10 @@ class MotionPlanner:
         ``orientation`` objective of :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`,
         by default the one the end effector's joints give): the straight joint-space line
         when it is free, else a sampling-based plan, shortcut (:mod:`.joint_path`); timed
-        to the scaled limits (:mod:`.timing`).
+        to the scaled limits (:mod:`.timing`). A revolute joint without limits (URDF
+        continuous) is an angle, as MoveIt plans continuous joints: it reaches the goal's
+        angle the shorter way, its last value within pi of its start (whole turns from
+        the value given); every other joint ends at the value given.
 
         Raises:
             ValueError: a wrong request (module docstring); neither or both of goal and
@@ -264,6 +270,8 @@ class MotionPlanner:
                               else 'no IK solution for the pose')
             goal = ik.positions
         goal = self._state(goal, 'goal')
+        turns = np.round((goal - start) / (2 * math.pi)) * self._continuous
+        goal = goal - 2 * math.pi * turns          # the shorter way for an angle
         problem = self._problem(goal, 'goal', avoid_collisions)
         if problem:
             return answer(*problem)
