@@ -50,7 +50,7 @@ from hrdf_ros.kinematics.rotations import rotation_to_quaternion  # noqa: E402
 from hrdf_ros.motion import MotionPlanner  # noqa: E402
 from hrdf_ros.motion.resolution import interpolate, interpolation_counts  # noqa: E402
 from hrdf_ros.motion.trajectory import demand, playback  # noqa: E402
-from motion_helpers import Mplib, hebi_fk, reached_goal  # noqa: E402
+from motion_helpers import Mplib, hebi_fk  # noqa: E402
 
 SHARED = os.path.normpath(os.path.join(REPO, '..', 'shared', 'hrdf'))
 
@@ -179,7 +179,7 @@ def motions(planner, mplib, count, rng):
                                                     planner.acceleration_limits))
             if len(plan.path) == 2:
                 lines += 1
-                d = np.abs(reached_goal(planner, start, goal) - start)
+                d = np.abs(plan.path[-1] - start)     # a line, maybe to the goal's other turn
                 v = np.min(planner.velocity_limits / d)
                 a = np.min(planner.acceleration_limits / d)
                 optimal = 2 * math.sqrt(1 / a) if v * v / a >= 1 else 1 / v + v / a

@@ -66,16 +66,11 @@ def hebi_fk(hebi, q):
     return np.asarray(hebi.get_forward_kinematics_mat('EndEffector', q))[0].reshape(4, 4)
 
 
-def reached_goal(planner, start, goal):
-    """The joint values a plan from ``start`` to ``goal`` ends at: the goal, but a
-    revolute joint without limits (continuous) is an angle, reached the shorter way
-    (MoveIt's continuous joints): within pi of its start."""
+def continuous_joints(planner):
+    """(dof,) bool: the revolute joints without limits (URDF continuous): angles."""
     model = planner.model
     revolute = np.array([model.elements[e].motion[0] == 'r' for e in model.dof_elements])
-    continuous = revolute & ~np.isfinite(planner.position_limits).any(axis=1)
-    goal = np.asarray(goal, dtype=float)
-    return np.where(continuous, goal - 2 * math.pi * np.round((goal - start) / (2 * math.pi)),
-                    goal)
+    return revolute & ~np.isfinite(planner.position_limits).any(axis=1)
 
 
 def check_trajectory(trajectory, start, goal, planner, velocity_scaling=1.0,
@@ -95,8 +90,11 @@ def check_trajectory(trajectory, start, goal, planner, velocity_scaling=1.0,
     ratios = np.array([float(planner.model.elements[e].gear_ratio)
                        for e in planner.model.dof_elements])
     np.testing.assert_allclose(trajectory.positions[0], (start / ratios)[columns], atol=1e-6)
-    np.testing.assert_allclose(trajectory.positions[-1],
-                               (reached_goal(planner, start, goal) / ratios)[columns], atol=1e-6)
+    # the goal; an angle (a continuous joint) to within whole turns
+    miss = trajectory.positions[-1] - (np.asarray(goal) / ratios)[columns]
+    turns = np.where(continuous_joints(planner)[columns], 2 * math.pi / ratios[columns], np.inf)
+    miss = np.where(np.isfinite(turns), miss - turns * np.round(miss / turns), miss)
+    np.testing.assert_allclose(miss, 0.0, atol=1e-6)
     ratio = demand(trajectory, planner.velocity_limits[columns] * velocity_scaling,
                    planner.acceleration_limits[columns] * acceleration_scaling)
     assert ratio <= 1.001, ratio

@@ -176,7 +176,7 @@ def test_simulators_tutorial_runs(workdir):
 #: every picture of doc/images and the script that makes it
 PICTURES = {'hrdf_view.png': 'view_screenshot.py', 'frames.png': 'frame_diagram.py',
             'architecture.png': 'architecture_diagram.py',
-            'mujoco_scene.png': 'mujoco_picture.py'}
+            'mujoco_scene.png': 'mujoco_picture.py', 'plan_motion.png': 'plan_motion_picture.py'}
 
 
 def _script(name):
@@ -210,7 +210,8 @@ def test_every_picture_is_made_by_a_script_and_shown():
     assert shown == set(PICTURES)
 
 
-@pytest.mark.parametrize('script', ['frame_diagram.py', 'architecture_diagram.py'])
+@pytest.mark.parametrize('script', ['frame_diagram.py', 'architecture_diagram.py',
+                                    'plan_motion_picture.py'])
 def test_diagram_scripts_draw(script, tmp_path):
     pytest.importorskip('matplotlib')      # make test installs it (scripts/requirements-docs.txt)
     out = str(tmp_path / 'picture.png')

@@ -14,6 +14,7 @@ from hrdf_ros import load
 from hrdf_ros.cli import main
 from hrdf_ros.export.moveit import moveit_package
 from hrdf_ros.motion import MotionPlanner, collision_objects, read_collision_objects
+from hrdf_ros.motion.joint_path import segment_free
 from hrdf_ros.motion.objects import collision_object
 from hrdf_ros.motion.timing import line_trajectory, polyline_trajectory
 from hrdf_ros.motion.trajectory import JointTrajectory, demand, playback, quintic_coefficients
@@ -159,6 +160,44 @@ def test_a_joint_without_limits_is_an_angle_reached_the_shorter_way(arm):
     limited = MotionPlanner(arm.model, joint_limits={'J6': (-10.0, 10.0)})
     plan = limited.plan(start, goal)
     assert plan.success and plan.trajectory.positions[-1][5] == pytest.approx(5.0, abs=1e-12)
+
+
+def test_an_angle_may_be_reached_turning_either_way(arm):
+    """The goals a plan may end at: the goal with each angle the shorter way first, then
+    with angles turned the other way round, the least turning first; a joint with limits
+    keeps the value given."""
+    start = np.array([0.0, 1.0, 1.8, 0.5, 1.4, 0.0])
+    goal = np.array([2.5, 1.0, 1.8 - 3.0, 0.5, 1.4, 0.0])
+    goals = arm._goals(start, goal)
+    assert len(goals) == 4            # J1 and J3 move: 2 x 2 ways
+    np.testing.assert_array_equal(goals[0], goal)
+    np.testing.assert_array_equal(goals[-1], goal - 2 * math.pi * np.array([1, 0, -1, 0, 0, 0]))
+    turning = np.abs(goals - start) @ arm._arms
+    assert np.all(np.diff(turning) > 0)
+    bounded = MotionPlanner(arm.model, joint_limits={'J1': (-math.pi, math.pi)})
+    assert np.all(bounded._goals(start, goal)[:, 0] == 2.5)
+
+
+def test_an_angle_goes_the_other_way_round_when_the_shorter_way_is_walled(arm):
+    """A wall (from 0.15 m to 1.35 m out from the base's axis, 3 m tall) stands at 1.25
+    rad of base yaw, between the start (J1 = 0) and the goal (J1 = 2.5): the straight
+    line the shorter way collides, the one the other way round (to 2.5 - 2 pi) is free,
+    and the plan reaches the goal's angle."""
+    yaw, inner, length = 1.25, 0.15, 1.2
+    out = inner + length / 2
+    wall = {'name': 'wall', 'type': 'box', 'dimensions': [length, 0.05, 3.0],
+            'pose': {'position': [out * math.cos(yaw), out * math.sin(yaw), 0.5],
+                     'orientation': [0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)]}}
+    walled = MotionPlanner(arm.model, collision_objects=[wall])
+    start = np.array([0.0, 1.0, 1.8, 0.5, 1.4, 0.0])
+    goal = start + np.array([2.5, 0.0, 0.0, 0.0, 0.0, 0.0])
+    assert walled.in_collision(start + np.array([yaw, 0, 0, 0, 0, 0]))
+    arms = walled._arms
+    other_way = goal - np.array([2 * math.pi, 0, 0, 0, 0, 0])
+    assert segment_free(walled.scene, arms, start, other_way)
+    plan = walled.plan(start, goal, planning_time=2.0)
+    assert plan.success, plan.message
+    check_trajectory(plan.trajectory, start, goal, walled)
 
 
 def test_collision_free_ik_batches_and_its_option(arm):

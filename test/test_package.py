@@ -183,8 +183,9 @@ CORE_IMPORTS = {'numpy': ('numpy', 'python3-numpy'),
                 'tqdm': ('tqdm', 'python3-tqdm'),
                 # no rosdep key, no Debian package (package.xml says so)
                 'fcl': ('python-fcl', None)}
-#: The extra hrdf_ros[fast] (compiled kernels, imported only when chosen).
-FAST_IMPORTS = {'numba', 'llvmlite'}
+#: The extras hrdf_ros[fast] (compiled kernels, imported only when chosen) and
+#: hrdf_ros[plot] (`hrdf plan --plot`, imported only then), by import name: extra's name.
+EXTRA_IMPORTS = {'numba': 'fast', 'llvmlite': 'fast', 'matplotlib': 'plot'}
 CORE_FOLDERS = ('model.py', 'cache_dir.py', 'hrdf', 'kinematics', 'parts', 'description',
                 'export', 'cli')
 
@@ -212,10 +213,15 @@ def test_every_core_import_is_declared_once_for_pip_and_rosdep():
     """What `hrdf urdf|sdf|mjcf|moveit` import is in install_requires (so a plain
     `pip install .` runs them with default options) and, where rosdep has a key, an
     exec_depend of package.xml; package.xml names no dependency twice."""
-    assert _outside_imports(CORE_FOLDERS) - FAST_IMPORTS == set(CORE_IMPORTS)
+    assert _outside_imports(CORE_FOLDERS) - set(EXTRA_IMPORTS) == set(CORE_IMPORTS)
     tree = ast.parse(open(os.path.join(REPO, 'setup.py')).read())
     [requires] = [ast.literal_eval(n.value) for n in ast.walk(tree)
                   if isinstance(n, ast.keyword) and n.arg == 'install_requires']
+    [extras] = [ast.literal_eval(n.value) for n in ast.walk(tree)
+                if isinstance(n, ast.keyword) and n.arg == 'extras_require']
+    for module, extra in EXTRA_IMPORTS.items():
+        assert module == 'llvmlite' or any(r.lower().startswith(module)
+                                           for r in extras[extra]), (module, extra)
     root = ET.parse(os.path.join(REPO, 'package.xml')).getroot()
     depends = [e.text for e in root if isinstance(e.tag, str) and e.tag.endswith('depend')]
     assert len(depends) == len(set(depends)), sorted(d for d in depends

@@ -9,8 +9,9 @@ between two), or ``None`` when none was found in time.
 * The straight line from start to goal, checked densely: when it is free, it is the path.
 * Otherwise OMPL's RRT-Connect (PyPI ``ompl``: Kuffner and LaValle, "RRT-Connect: An
   Efficient Approach to Single-Query Path Planning", ICRA 2000; MoveIt's default planner)
-  in the joints' ranges (the limits; for a joint without limits one turn beyond the
-  start and the goal), its motions checked as above; then OMPL's path simplifier
+  in the joints' ranges (the limits; for a joint without limits, an angle, half a turn
+  beyond the start and the goals), its motions checked as above, to any of the goals
+  given (an angle's goal can be reached turning either way); then OMPL's path simplifier
   (shortcuts and vertex reduction) in the time that is left, at most half the planning
   time. The start and goal states are checked by the caller.
 """
@@ -81,27 +82,36 @@ def _ompl_setup(scene: PlanningScene, arms: np.ndarray, low: np.ndarray, high: n
     return ob, og, space, setup, as_array, validator
 
 
-def plan_path(scene: PlanningScene, arms: np.ndarray, start: np.ndarray, goal: np.ndarray,
+def plan_path(scene: PlanningScene, arms: np.ndarray, start: np.ndarray, goals: np.ndarray,
               low: np.ndarray, high: np.ndarray, planning_time: float) -> Optional[np.ndarray]:
-    """The path (module docstring); ``low``/``high`` (dof,) the limits (inf: none).
+    """The path (module docstring) from ``start`` (dof,) to one of ``goals`` (G, dof), the
+    same state but for whole turns of angles: the straight line to the first, else a plan
+    to any free one. ``low``/``high`` (dof,) the limits (inf: none).
 
     Raises:
         ImportError: ompl missing (the motion extra), only when the line is not free.
     """
     began = time.perf_counter()
-    if segment_free(scene, arms, start, goal):
-        return np.stack([start, goal])
-    low = np.where(np.isfinite(low), low, np.minimum(start, goal) - math.pi)
-    high = np.where(np.isfinite(high), high, np.maximum(start, goal) + math.pi)
+    goals = np.atleast_2d(goals)
+    if segment_free(scene, arms, start, goals[0]):
+        return np.stack([start, goals[0]])
+    low = np.where(np.isfinite(low), low, np.minimum(start, goals.min(axis=0)) - math.pi)
+    high = np.where(np.isfinite(high), high, np.maximum(start, goals.max(axis=0)) + math.pi)
     step = [COARSE_STEP]
     ob, og, space, setup, as_array, validator = _ompl_setup(scene, arms, low, high, step)
-    states = []
-    for values in (start, goal):
+
+    def state_of(values):
         state = space.allocState()
         for k, value in enumerate(values):
             state[k] = float(value)
-        states.append(state)
-    setup.setStartAndGoalStates(states[0], states[1])
+        return state
+
+    setup.setStartState(state_of(start))
+    region = ob.GoalStates(setup.getSpaceInformation())
+    held = [state_of(goal) for goal in goals if not scene.in_collision(goal)]
+    for state in held:
+        region.addState(state)
+    setup.setGoal(region)
     planner = og.RRTConnect(setup.getSpaceInformation())
     if RRT_RANGE:
         planner.setRange(RRT_RANGE)
@@ -116,7 +126,8 @@ def plan_path(scene: PlanningScene, arms: np.ndarray, start: np.ndarray, goal: n
             simplifier = og.PathSimplifier(setup.getSpaceInformation())
             simplifier.simplify(path, min(left, planning_time / 2))
         waypoints = np.array([as_array(path.getState(k)) for k in range(path.getStateCount())])
-        waypoints[0], waypoints[-1] = start, goal
+        waypoints[0] = start
+        waypoints[-1] = goals[np.argmin(np.abs(goals - waypoints[-1]).sum(axis=1))]
         if step[0] == STEP or all(segment_free(scene, arms, a, b)
                                   for a, b in zip(waypoints[:-1], waypoints[1:])):
             del validator

@@ -125,7 +125,7 @@ def collision_objects(entries: Iterable) -> List[CollisionObject]:
     built pass as they are.
 
     Raises:
-        ValueError: as :func:`collision_object`, or two objects with one name.
+        ValueError: as ``collision_object``, or two objects with one name.
     """
     if entries is None:
         return []

@@ -1,7 +1,7 @@
 """The motion planner: collision-free IK, joint and Cartesian motions, timed for the arm's
 joint_trajectory_controller.
 
-In: a :class:`~hrdf_ros.model.RobotModel`, collision objects (:mod:`.objects`) and
+In: a :class:`~hrdf_ros.model.RobotModel`, collision objects (``hrdf_ros.motion.objects``) and
 optional position limits. Out: :class:`MotionPlan` values, MoveIt's error codes in them.
 States are (dof,) joint positions in the model's (HEBI's) order (rad or m); poses (4, 4)
 of an end-effector frame in the reference frame (m), as
@@ -18,6 +18,7 @@ an unreachable pose or no path in time are answers: ``success`` False, a code an
 """
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -44,6 +45,9 @@ START_STATE_IN_COLLISION, GOAL_IN_COLLISION = -10, -12
 START_STATE_INVALID, GOAL_STATE_INVALID, NO_IK_SOLUTION = -26, -27, -31
 #: Slack on position limits when a given state is checked against them (rad or m).
 LIMIT_SLACK = 1e-9
+#: Angles (joints without limits) up to which a plan may end with any of them turned the
+#: other way round (2^7 = 128 goals); beyond, one at a time.
+TURN_COMBINATIONS = 7
 
 
 @dataclass
@@ -118,20 +122,20 @@ class MotionPlanner:
         self.acceleration_limits = np.array([limits[n].acceleration for n in self.joint_names])
         self._prismatic = np.array([model.elements[e].motion[0] == 't'
                                     for e in model.dof_elements], dtype=bool)
-        #: revolute joints without limits (URDF continuous): angles, reached the shorter way
+        #: revolute joints without limits (URDF continuous): angles, reached either way
         self._continuous = ~self._prismatic & ~np.isfinite(self.position_limits).any(axis=1)
         self._arms = lever_arms(self.semantics.poser, self.description.collision_geometry(),
                                 self.joint_names, self._ratios)
         self._ik = collision_free_ik.CollisionFreeIk(self.kinematics, self.scene,
                                                      self.position_limits, self._prismatic)
         joints = [j for g in self.semantics.groups for j in g.joints if j in self.joint_names]
-        #: the trajectories' joints: the planning groups', controllers.yaml order
+        #: The joints of every trajectory (the planning groups' joints, controllers.yaml order).
         self.trajectory_joints = list(dict.fromkeys(joints)) or list(self.joint_names)
         self._columns = [self.joint_names.index(j) for j in self.trajectory_joints]
 
     # -- collision checks ------------------------------------------------------------
     def in_collision(self, positions) -> bool:
-        """True when a (dof,) state is in collision (:class:`~.scene.PlanningScene`).
+        """True when a (dof,) state is in collision (``hrdf_ros.motion.scene.PlanningScene``).
 
         Raises:
             ValueError: the wrong length or not finite.
@@ -143,7 +147,7 @@ class MotionPlanner:
         return self.scene.colliding_pairs(positions)
 
     def set_collision_objects(self, objects: Sequence) -> None:
-        """Replace the collision objects (schema of :mod:`.objects`).
+        """Replace the collision objects (schema of ``hrdf_ros.motion.objects``).
 
         Raises:
             ValueError: a wrong object.
@@ -153,7 +157,7 @@ class MotionPlanner:
     # -- IK ---------------------------------------------------------------------------
     def solve_ik(self, target, seed=None, *, avoid_collisions: bool = True, **options):
         """Joint positions for a pose that are free of collision
-        (:mod:`.collision_free_ik`); without ``avoid_collisions``,
+        (``hrdf_ros.motion.collision_free_ik``); without ``avoid_collisions``,
         :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik` itself.
 
         Args:
@@ -233,11 +237,12 @@ class MotionPlanner:
         end effector ``index`` (collision-free IK seeded at the start, with the
         ``orientation`` objective of :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`,
         by default the one the end effector's joints give): the straight joint-space line
-        when it is free, else a sampling-based plan, shortcut (:mod:`.joint_path`); timed
-        to the scaled limits (:mod:`.timing`). A revolute joint without limits (URDF
-        continuous) is an angle, as MoveIt plans continuous joints: it reaches the goal's
-        angle the shorter way, its last value within pi of its start (whole turns from
-        the value given); every other joint ends at the value given.
+        when it is free, else a sampling-based plan, shortcut (``hrdf_ros.motion.joint_path``); timed
+        to the scaled limits (``hrdf_ros.motion.timing``). A revolute joint without limits (URDF
+        continuous) is an angle, as MoveIt plans continuous joints: it ends at the goal's
+        angle, whole turns from the value given, turning the shorter way on a straight
+        line and either way on a planned path (``path[-1]`` says where); every other
+        joint ends at the value given.
 
         Raises:
             ValueError: a wrong request (module docstring); neither or both of goal and
@@ -277,7 +282,7 @@ class MotionPlanner:
             return answer(*problem)
         if avoid_collisions:
             left = planning_time - (time.perf_counter() - began)
-            path = joint_path.plan_path(self.scene, self._arms, start, goal,
+            path = joint_path.plan_path(self.scene, self._arms, start, self._goals(start, goal),
                                         self.position_limits[:, 0], self.position_limits[:, 1],
                                         max(left, 1e-3))
             if path is None:
@@ -287,11 +292,28 @@ class MotionPlanner:
             path = np.stack([start, goal])
         return answer(SUCCESS, path=path, trajectory=self._timed(path, False, limits))
 
+    def _goals(self, start: np.ndarray, goal: np.ndarray) -> np.ndarray:
+        """(G, dof): ``goal`` (each angle the shorter way from ``start``), then the same
+        angles with some turned the other way round, the least turning first: every
+        combination for up to :data:`TURN_COMBINATIONS` such joints, else one at a time."""
+        other = goal - 2 * math.pi * np.sign(goal - start)
+        turnable = np.flatnonzero(self._continuous & (goal != start))
+        if len(turnable) <= TURN_COMBINATIONS:
+            choices = [c for n in range(1, len(turnable) + 1)
+                       for c in itertools.combinations(turnable, n)]
+        else:
+            choices = [(j,) for j in turnable]
+        goals = np.repeat(goal[None], len(choices) + 1, axis=0)
+        for row, joints in enumerate(choices, 1):
+            goals[row, list(joints)] = other[list(joints)]
+        cost = np.abs(goals - start) @ self._arms
+        return goals[np.argsort(cost, kind='stable')] if len(goals) > 1 else goals
+
     def cartesian_path(self, start, waypoints, *, index: int = 0, max_step: float = 0.01,
                        avoid_collisions: bool = True, max_velocity_scaling_factor: float = 1.0,
                        max_acceleration_scaling_factor: float = 1.0) -> MotionPlan:
         """The end effector along straight lines through ``waypoints`` ((4, 4) poses), as
-        MoveIt's ``computeCartesianPath`` (:mod:`.cartesian`); ``fraction`` < 1 when only
+        MoveIt's ``computeCartesianPath`` (``hrdf_ros.motion.cartesian``); ``fraction`` < 1 when only
         a part could be followed (still a success, as in MoveIt), timed by TOPP-RA.
 
         Raises:
@@ -380,5 +402,5 @@ def pair_text(pairs) -> str:
 
 
 def collision_objects_list(objects: Sequence):
-    """Objects of :mod:`.objects`' schema (or already built) as a list."""
+    """Objects of ``hrdf_ros.motion.objects``' schema (or already built) as a list."""
     return collision_objects(list(objects) if not isinstance(objects, Mapping) else objects)
