@@ -26,7 +26,7 @@ LAYERS = ['model', 'hrdf', 'kinematics', 'parts', 'description', 'motion', 'expo
 #: Top-level modules/packages that need ROS 2 (rclpy or generated interfaces).
 ROS_MODULES = {'rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'geometry_msgs',
                'tf2_msgs', 'builtin_interfaces', 'hrdf_ros_interfaces', 'launch',
-               'launch_ros', 'ament_index_python'}
+               'launch_ros', 'ament_index_python', 'trajectory_msgs', 'shape_msgs'}
 #: The view extra (viser, yourdfpy, trimesh and what they pull in): only view/ imports
 #: them; ros/web_view.py and cli/view.py import view/ when they run, inside a function.
 VIEW_MODULES = {'viser', 'yourdfpy', 'trimesh', 'rich', 'msgspec', 'websockets'}

@@ -27,7 +27,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..description.planning_limits import joint_limits as planning_limits
-from ..description.robot import describe
+from ..description.robot import RobotDescription, describe
 from ..description.semantics import semantics
 from ..kinematics import Kinematics
 from ..kinematics.ik import default_orientation
@@ -81,7 +81,7 @@ class MotionPlanner:
     """Plans collision-free, timed motions of a robot (module docstring)."""
 
     def __init__(self, model: RobotModel, collision_objects: Sequence = (),
-                 joint_limits=None):
+                 joint_limits=None, *, description: Optional[RobotDescription] = None):
         """Build the planning scene (the robot's collision geometry and the SRDF's
         disabled pairs: computed once per robot and process, a fraction of a second).
 
@@ -92,6 +92,9 @@ class MotionPlanner:
             joint_limits: position limits as :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`
                 takes them ((dof, 2), or by joint name); they bound the IK, the plans and
                 the checks of given states.
+            description: the robot as its URDF describes it (names, limits), when it is
+                not the default of ``hrdf urdf`` (joints J1, J2, ..., HEBI's limits):
+                a node's, built with its joint names and limits.
 
         Raises:
             ImportError: the motion extra is missing (one message naming it).
@@ -99,7 +102,7 @@ class MotionPlanner:
         """
         self.model = model
         self.kinematics = Kinematics(model)
-        self.description = describe(model, 'robot')
+        self.description = description or describe(model, 'robot')
         self.semantics = semantics(self.description)
         self.scene = PlanningScene(self.description, self.semantics,
                                    collision_objects_list(collision_objects), self.kinematics)

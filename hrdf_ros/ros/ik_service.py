@@ -24,7 +24,7 @@ solutions are URDF joint values (as joint_states carry them): a joint with a
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 from sensor_msgs.msg import JointState
@@ -69,17 +69,20 @@ class IkQueries:
         self.joint_index = {name: k for k, name in enumerate(robot.joint_names)}
         self.ignored = set(robot.gripper_joint_names) | set(robot.mimic_joint_names)
 
-    def solve(self, request, response, latest: Optional[np.ndarray]):
+    def solve(self, request, response, latest: Optional[np.ndarray],
+              solver: Optional[Callable] = None):
         """Fill a SolveIk response (see the module docstring); ``latest`` is the last
-        joint_states as HEBI positions, or None."""
+        joint_states as HEBI positions, or None; ``solver``: called as
+        :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik` (default: the robot's)."""
         response.position_error, response.orientation_error = math.nan, math.nan
         response.solution = JointState()
+        solver = solver or self.robot.kinematics.solve_ik
         try:
             options = self._options(request)
-            index = self._end_effector(request)
-            seed = self._seed(request.seed, latest)
+            index = (self.end_effector(request.link_name, request.end_effector_index))
+            seed = self.state(request.seed, latest, 'seed')
             target = self._target(request.target, seed)
-            result = self.robot.kinematics.solve_ik(target, seed, index=index, **options)
+            result = solver(target, seed, index=index, **options)
         except IkError as exc:
             response.success, response.error_code, response.message = False, exc.code, str(exc)
             return response
@@ -123,39 +126,41 @@ class IkQueries:
         return {'orientation': orientation, 'position_tolerance': tolerances[0],
                 'orientation_tolerance': tolerances[1], 'timeout': timeout}
 
-    def _end_effector(self, request) -> int:
-        """The end-effector index (INVALID_LINK_NAME when there is no such one)."""
-        if request.link_name:
-            index = self.end_effectors.get(request.link_name)
-            if index is None:
+    def end_effector(self, link_name: str, index: int = 0) -> int:
+        """The end-effector index of ``link_name``, else ``index`` (INVALID_LINK_NAME
+        when there is no such one)."""
+        if link_name:
+            found = self.end_effectors.get(link_name)
+            if found is None:
                 raise IkError(SolveIk.Response.INVALID_LINK_NAME,
-                              f"link_name '{request.link_name}' is not an end-effector link "
+                              f"link_name '{link_name}' is not an end-effector link "
                               f"(end effectors: {', '.join(self.end_effectors) or 'none'})")
-            return index
+            return found
         count = len(self.end_effectors)
-        if not 0 <= request.end_effector_index < count:
+        if not 0 <= index < count:
             raise IkError(SolveIk.Response.INVALID_LINK_NAME,
-                          f'end_effector_index {request.end_effector_index} out of range '
+                          f'end_effector_index {index} out of range '
                           f'(the robot has {count} end effector(s))')
-        return request.end_effector_index
+        return index
 
-    def _seed(self, seed: JointState, latest: Optional[np.ndarray]) -> np.ndarray:
-        """HEBI positions to start from: the latest joint_states (else zeros) with the
-        seed's joints over them (INVALID_ROBOT_STATE for a bad seed)."""
-        q = np.zeros(len(self.joint_index)) if latest is None else np.array(latest, dtype=float)
+    def state(self, seed: JointState, base: Optional[np.ndarray], field: str) -> np.ndarray:
+        """HEBI positions: ``base`` (the latest joint_states; None: zeros) with the
+        joints that ``seed`` (URDF values by name; the request's ``field``) names over
+        them (INVALID_ROBOT_STATE for a bad one)."""
+        q = np.zeros(len(self.joint_index)) if base is None else np.array(base, dtype=float)
         if len(seed.name) != len(seed.position):
             raise IkError(SolveIk.Response.INVALID_ROBOT_STATE,
-                          f'seed has {len(seed.name)} names and {len(seed.position)} '
+                          f'{field} has {len(seed.name)} names and {len(seed.position)} '
                           'positions')
         unknown = [n for n in seed.name if n not in self.joint_index and n not in self.ignored]
         if unknown:
             raise IkError(SolveIk.Response.INVALID_ROBOT_STATE,
-                          'seed names joints the robot does not have: '
+                          f'{field} names joints the robot does not have: '
                           + ', '.join(unknown) + f" (joints: {', '.join(self.joint_index)})")
         for name, value in zip(seed.name, seed.position):
             if not math.isfinite(value):
                 raise IkError(SolveIk.Response.INVALID_ROBOT_STATE,
-                              f'seed position of {name} is not finite')
+                              f'{field} position of {name} is not finite')
             k = self.joint_index.get(name)
             if k is not None:
                 q[k] = value * self.robot.gear_ratios[k]
@@ -175,7 +180,13 @@ class IkQueries:
         target = np.eye(4)
         target[:3, :3] = quaternion_to_rotation(quaternion)
         target[:3, 3] = values[:3]
-        frame_id = pose_stamped.header.frame_id
+        return self.in_reference_frame(target, pose_stamped.header.frame_id, seed)
+
+    def in_reference_frame(self, target: np.ndarray, frame_id: str,
+                           q: np.ndarray) -> np.ndarray:
+        """(4, 4) ``target`` given in ``frame_id`` (empty: the reference frame; else a link
+        of the robot, taken at HEBI positions ``q``) in the reference frame
+        (FRAME_TRANSFORM_FAILURE for a frame that is not the robot's)."""
         if not frame_id:
             return target
         frame = self.frames.get(frame_id)
@@ -186,4 +197,4 @@ class IkQueries:
         kind, index = frame
         if kind == 'base':
             return target
-        return self.robot.kinematics.frame(kind, index, seed) @ target
+        return self.robot.kinematics.frame(kind, index, q) @ target

@@ -18,6 +18,7 @@ from ..kinematics import gripper as mechanism
 from ..model import RobotModel
 from ..hrdf.reader import load, loads
 from ..description.hebi_arm import hebi_arm
+from ..description.limits import JointLimit
 from ..description.limits import joint_limits as normalise_limits
 from ..export.ros2_control import Ros2ControlOptions, add_ros2_control, hebi_arm_options
 from ..hrdf.access import FileAccess
@@ -82,6 +83,8 @@ class LoadedRobot:
         export_notes: what the URDF adds to HEBI's model (physical fill) or replaces
             (missing meshes), and where HEBI's meshes come from, one line each
             (:func:`~hrdf_ros.export.urdf.urdf_notes`).
+        position_limits: the joint limits the URDF has from the node's parameters or
+            HEBI arm config (over HEBI's), by URDF joint name.
         gripper_moving: per moving gripper part, ``(parent, child, value index, h, a, b,
             t)``: its transform is the quaternion ``sin(v h) a + cos(v h) b`` and the
             translation t for the value v = values[value index] of the joint-state vector
@@ -101,6 +104,7 @@ class LoadedRobot:
     gear_ratios: np.ndarray
     export_notes: List[str] = field(default_factory=list)
     gripper_moving: List[tuple] = field(default_factory=list)
+    position_limits: Dict[str, JointLimit] = field(default_factory=dict)
 
     @property
     def joint_names(self) -> List[str]:
@@ -178,7 +182,7 @@ def prepare(model: RobotModel, source: str, naming: 'RobotOptions') -> LoadedRob
         fixed_transforms=np.array(fixed_transforms).reshape(-1, 4, 4),
         base_frame_id=prefix + tree.links[0],
         gear_ratios=np.array([model.elements[e].gear_ratio for e in model.dof_elements]),
-        export_notes=notes, gripper_moving=gripper_moving)
+        export_notes=notes, gripper_moving=gripper_moving, position_limits=limits)
 
 
 def load_robot(naming: RobotOptions, path: str = '', text: str = '',

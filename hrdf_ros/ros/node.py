@@ -28,6 +28,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from dataclasses import replace
 from typing import List, Optional
 
 import rclpy
@@ -45,6 +46,7 @@ from tf2_msgs.msg import TFMessage
 from ..kinematics import backend
 from .background import Background, SpinSlices
 from .ik_service import IkQueries
+from .motion_service import MotionQueries
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
 from .model_loading import ModelLoader
@@ -99,8 +101,10 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
         self.missing_joints = params.missing_joints
         self.ignore_timestamp = params.ignore_timestamp
         self.ik_timeout = params.ik_timeout
+        self.motion_defaults = params.motion
         self.slices = SpinSlices()
         self._ik_worker = Background('hrdf_ros_ik', self.slices.wake)
+        self._motion_worker = Background('hrdf_ros_motion', self.slices.wake)
         self.loader = ModelLoader(params.naming, params.strict, params.access,
                                   params.allow_load, self.slices.wake)
         self.get_logger().info(self.loader.describe())
@@ -143,6 +147,7 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
         """Drop pending file and IK requests, then destroy the node."""
         self.loader.shutdown()
         self._ik_worker.shutdown()
+        self._motion_worker.shutdown()
         return super().destroy_node()
 
     # -- model switching ---------------------------------------------------------------
@@ -164,6 +169,10 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
         self.queries = KinematicsQueries(robot.kinematics, robot.joint_names,
                                          robot.base_frame_id)
         self.ik_queries = IkQueries(robot, self.ik_timeout)
+        if previous is not None:        # the collision objects stay over a reload
+            self.motion_defaults = replace(self.motion_defaults, collision_objects=tuple(
+                self.motion_queries.objects))
+        self.motion_queries = MotionQueries(robot, self.ik_queries, self.motion_defaults)
         self._stamp = None
         if previous is not None:
             self._setting_description = True

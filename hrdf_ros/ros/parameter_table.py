@@ -190,6 +190,24 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'step, the compiled one 1 us (`hrdf_ros.kinematics.ik_solver`).',
         value_range=(1e-4, 1.0)),
     ParameterSpec(
+        'collision_objects', '', 'Collision objects YAML (`hrdf plan --collision-objects`\'s '
+        'schema: boxes, spheres, cylinders, floors, in the reference frame) that the '
+        'planning services (`~/plan_motion`, `~/plan_cartesian_path`, `~/solve_ik` with '
+        '`avoid_collisions`) avoid, read at start (inside `allowed_directories` when that '
+        'is set); `~/set_collision_objects` replaces them. Empty: none.'),
+    ParameterSpec(
+        'default_velocity_scaling_factor', 0.1, 'Share of the joints\' velocity limits '
+        'a planning request with `max_velocity_scaling_factor: 0` is timed to '
+        '(MoveIt\'s parameter of the same name and default).', value_range=(1e-3, 1.0)),
+    ParameterSpec(
+        'default_acceleration_scaling_factor', 0.1, 'Share of the joints\' acceleration '
+        'limits for `max_acceleration_scaling_factor: 0` (MoveIt\'s parameter of the '
+        'same name and default).', value_range=(1e-3, 1.0)),
+    ParameterSpec(
+        'default_planning_time', 1.0, 's: how long `~/plan_motion` searches for a path '
+        'when a request gives no `planning_time` (a request may ask for up to 5 s).',
+        value_range=(1e-3, 5.0)),
+    ParameterSpec(
         'strict', False, 'Spec deviations hebi-py accepts (a negative joint axis, ...; '
         '`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in `~/load_hrdf` and '
         '`~/validate_hrdf`; by default they are logged warnings.'),

@@ -27,13 +27,15 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from ..description.limits import read_limits
-from ..hrdf.access import FileAccess
+from ..hrdf.access import REFUSED, FileAccess
 from ..hrdf.arm_config import read_arm_config
 from ..hrdf.diagnostics import HrdfError
 from ..parts.mesh_sources import MeshSourceError, mesh_source
 from ..export.ros2_control import Ros2ControlOptions
+from ..motion.objects import read_collision_objects
 from .joint_input import MISSING_JOINT_POLICIES
 from .loaded_robot import RobotOptions
+from .motion_service import MotionDefaults
 from .parameter_table import PARAMETER_SPECS
 
 def declare(node: Node, name: str, value: object = None):
@@ -81,6 +83,7 @@ class NodeParameters:
         allow_load: whether loads (by service or by setting ``hrdf_file``) are allowed.
         kinematics: the kinematics path asked for (``auto``, ``numpy`` or ``numba``).
         ik_timeout: s, the default search time of ``~/solve_ik``.
+        motion: the planning services' defaults and first collision objects.
     """
 
     hrdf_file: str
@@ -94,6 +97,7 @@ class NodeParameters:
     allow_load: bool = True
     kinematics: str = 'numpy'
     ik_timeout: float = 0.05
+    motion: MotionDefaults = MotionDefaults()
 
 
 def publish_limits(node: Node) -> Tuple[bool, int]:
@@ -223,4 +227,22 @@ def _declare(node: Node) -> NodeParameters:
                           ignore_timestamp, strict=strict, access=access,
                           allow_load=bool(declare(node, 'allow_load')),
                           kinematics=declare(node, 'kinematics'),
-                          ik_timeout=float(declare(node, 'ik_timeout')))
+                          ik_timeout=float(declare(node, 'ik_timeout')),
+                          motion=_motion(node, access if directories else None))
+
+
+def _motion(node: Node, access: Optional[FileAccess]) -> MotionDefaults:
+    """The planning defaults and the ``collision_objects`` file's objects (read with
+    PyYAML and checked against the schema; inside ``access`` when given)."""
+    path = declare(node, 'collision_objects')
+    objects = ()
+    if path:
+        if access is not None and not access.readable(path):
+            raise StartupError(f'collision_objects: {path}: {REFUSED}')
+        try:
+            objects = tuple(read_collision_objects(path))
+        except (OSError, ValueError) as exc:
+            raise StartupError(f'collision_objects: {exc}') from None
+    return MotionDefaults(float(declare(node, 'default_velocity_scaling_factor')),
+                          float(declare(node, 'default_acceleration_scaling_factor')),
+                          float(declare(node, 'default_planning_time')), objects)

@@ -17,8 +17,9 @@ from .model_services import model_status
 
 class ServiceCallbacks:
     """The service callbacks of :class:`~.node.HrdfStatePublisher` (a part of that class:
-    it uses the node's ``robot``, ``input``, ``queries``, ``ik_queries``, ``loader``,
-    ``_ik_worker``, ``_stamp``, clock and executor)."""
+    it uses the node's ``robot``, ``input``, ``queries``, ``ik_queries``,
+    ``motion_queries``, ``loader``, ``_ik_worker``, ``_motion_worker``, ``_stamp``, clock
+    and executor)."""
 
     def _hebi_positions(self) -> np.ndarray:
         """The latest joint_states (URDF joint values) as HEBI positions: x gear ratio
@@ -31,7 +32,9 @@ class ServiceCallbacks:
         return self._hebi_positions() if known else None
 
     def _on_model_status(self, request, response):
-        return model_status(self.robot, response)
+        model_status(self.robot, response)
+        response.collision_objects = self.motion_queries.object_count
+        return response
 
     async def _on_validate_hrdf(self, request, response):
         """Validate an HRDF file or text without touching the running model."""
@@ -51,6 +54,24 @@ class ServiceCallbacks:
     async def _on_solve_ik(self, request, response):
         """Solve in the IK worker thread (the compiled kernel releases the GIL; numpy's
         steps share it), so joint_states and /tf go on; the robot and the latest joint
-        state are those of the moment the request came."""
+        state are those of the moment the request came. With ``avoid_collisions``, in
+        the motion worker (the planner's scene is used by one thread)."""
+        if request.avoid_collisions:
+            return await self._motion_worker.run(self.executor, self.motion_queries.solve_ik,
+                                                 request, response, self._latest())
         return await self._ik_worker.run(self.executor, self.ik_queries.solve, request,
                                          response, self._latest())
+
+    async def _on_plan_motion(self, request, response):
+        """Plan in the motion worker (one request after the other), so /tf goes on."""
+        return await self._motion_worker.run(self.executor, self.motion_queries.plan_motion,
+                                             request, response, self._latest())
+
+    async def _on_plan_cartesian_path(self, request, response):
+        return await self._motion_worker.run(
+            self.executor, self.motion_queries.plan_cartesian_path, request, response,
+            self._latest())
+
+    async def _on_set_collision_objects(self, request, response):
+        return await self._motion_worker.run(
+            self.executor, self.motion_queries.set_collision_objects, request, response)

@@ -19,7 +19,8 @@ import numpy as np
 from geometry_msgs.msg import PoseStamped
 
 from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetGravityEfforts, GetJacobian,
-                                     GetModelStatus, LoadHrdf, SolveIk, ValidateHrdf)
+                                     GetModelStatus, LoadHrdf, PlanCartesianPath, PlanMotion,
+                                     SetCollisionObjects, SolveIk, ValidateHrdf)
 
 from ..kinematics import FRAME_TYPES, HEBI_GRAVITY, Kinematics
 from ..kinematics.rotations import rotation_to_quaternion
@@ -55,7 +56,8 @@ SERVICES = (
             'in the reference frame.'),
     Service('~/solve_ik', SolveIk, '_on_solve_ik',
             'Joint positions that put an end effector at a pose (inverse kinematics), with '
-            "MoveIt's error codes; solved off the executor, so /tf keeps its rate."),
+            "MoveIt's error codes; solved off the executor, so /tf keeps its rate; "
+            '`avoid_collisions` as MoveIt\'s (the `motion` extra).'),
     Service('~/get_gravity_efforts', GetGravityEfforts, '_on_gravity_efforts',
             'Joint efforts that hold the robot still against gravity at given (or the '
             "latest) positions, as HEBI's `get_grav_comp_efforts`."),
@@ -64,6 +66,16 @@ SERVICES = (
     Service('~/validate_hrdf', ValidateHrdf, '_on_validate_hrdf',
             'Every located error and warning of an HRDF file or text, as `hrdf validate` '
             '(`strict: true` as `--strict`); the running model is untouched.'),
+    Service('~/plan_motion', PlanMotion, '_on_plan_motion',
+            'A collision-free motion to a joint goal or an end-effector pose, timed within '
+            "the joints' limits for joint_trajectory_controller (`hrdf_ros.MotionPlanner.plan`"
+            "), with MoveIt's error codes; planned off the executor (the `motion` extra)."),
+    Service('~/plan_cartesian_path', PlanCartesianPath, '_on_plan_cartesian_path',
+            'The end effector along straight lines through poses, as MoveIt\'s '
+            '`GetCartesianPath` (`fraction` < 1 for a part), timed as `~/plan_motion`.'),
+    Service('~/set_collision_objects', SetCollisionObjects, '_on_set_collision_objects',
+            'Replace the collision objects the planning services avoid (boxes, spheres, '
+            'cylinders as `shape_msgs/SolidPrimitive`, floors).'),
 )
 
 

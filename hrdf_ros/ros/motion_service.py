@@ -1,0 +1,272 @@
+"""Request handling of the node's motion services: ``~/plan_motion``
+(hrdf_ros_interfaces/srv/PlanMotion), ``~/plan_cartesian_path`` (PlanCartesianPath),
+``~/set_collision_objects`` (SetCollisionObjects) and ``~/solve_ik`` with
+``avoid_collisions``.
+
+In: requests, the running :class:`~hrdf_ros.ros.loaded_robot.LoadedRobot` (its names, its
+frames), the latest joint_states as HEBI positions (or None) and the node's motion
+parameters (:class:`MotionDefaults`). Out: filled responses, answered with MoveIt's
+MoveItErrorCodes numbers as :class:`hrdf_ros.MotionPlanner` returns them; never raises on
+a bad request. The planner (:class:`hrdf_ros.MotionPlanner`, the ``motion`` extra) is
+built on first use, in the caller's thread (the node's motion worker); without the extra,
+every motion request is answered FAILURE (99999) with the ImportError's message, which
+names the extra.
+
+Joint values in requests and responses are URDF joint values (as joint_states carry
+them); the planner's are HEBI positions (x gear ratio). Poses are in the robot's reference
+frame unless ``frame_id`` names another of its links, taken at the start state.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import List, Optional
+
+import numpy as np
+from builtin_interfaces.msg import Duration
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from hrdf_ros_interfaces.srv import PlanMotion
+
+from ..description.robot import describe
+from ..kinematics.rotations import quaternion_to_rotation
+from .ik_service import IkError, IkQueries
+from .loaded_robot import LoadedRobot
+
+#: The longest planning a request may ask for, s (the services' bound).
+MAX_PLANNING_TIME = 5.0
+#: shape_msgs/SolidPrimitive type -> the schema's type.
+PRIMITIVES = {1: 'box', 2: 'sphere', 3: 'cylinder'}
+FAILURE = PlanMotion.Response.FAILURE
+
+
+@dataclass(frozen=True)
+class MotionDefaults:
+    """The node's motion parameters: scaling factors in (0, 1] for a request's 0
+    (MoveIt's default_velocity_scaling_factor / default_acceleration_scaling_factor),
+    planning time in s for a request's 0, and the collision objects the node starts with
+    (the schema's mappings, from the ``collision_objects`` file)."""
+
+    velocity_scaling: float = 0.1
+    acceleration_scaling: float = 0.1
+    planning_time: float = 1.0
+    collision_objects: tuple = ()
+
+
+def duration_of(seconds: float) -> Duration:
+    """builtin_interfaces/Duration of ``seconds`` (>= 0), to the nanosecond."""
+    nanoseconds = int(round(seconds * 1e9))
+    return Duration(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
+
+
+def trajectory_message(trajectory) -> JointTrajectory:
+    """trajectory_msgs/JointTrajectory of a :class:`hrdf_ros.motion.JointTrajectory`
+    (URDF joint values; header stamp zero: start when received)."""
+    message = JointTrajectory()
+    if trajectory is None:
+        return message
+    message.joint_names = list(trajectory.joint_names)
+    for k, t in enumerate(trajectory.time_from_start):
+        message.points.append(JointTrajectoryPoint(
+            positions=trajectory.positions[k].tolist(),
+            velocities=trajectory.velocities[k].tolist(),
+            accelerations=trajectory.accelerations[k].tolist(),
+            time_from_start=duration_of(float(t))))
+    return message
+
+
+def objects_of_request(request) -> List[dict]:
+    """The schema's mappings of a SetCollisionObjects request.
+
+    Raises:
+        ValueError: lists of different lengths, an unsupported primitive type.
+    """
+    if not len(request.names) == len(request.primitives) == len(request.poses):
+        raise ValueError(f'names, primitives and poses must have one entry per object; '
+                         f'got {len(request.names)}, {len(request.primitives)} and '
+                         f'{len(request.poses)}')
+    objects = []
+    for name, primitive, pose in zip(request.names, request.primitives, request.poses):
+        kind = PRIMITIVES.get(primitive.type)
+        if kind is None:
+            raise ValueError(f'collision object {name!r}: primitive type {primitive.type} is '
+                             'not BOX (1), SPHERE (2) or CYLINDER (3)')
+        p, o = pose.position, pose.orientation
+        objects.append({'name': name, 'type': kind,
+                        'dimensions': [float(v) for v in primitive.dimensions],
+                        'pose': {'position': [p.x, p.y, p.z],
+                                 'orientation': [o.x, o.y, o.z, o.w]}})
+    for k, z in enumerate(request.floors):
+        objects.append({'name': f'floor{k}' if len(request.floors) > 1 else 'floor',
+                        'type': 'floor', 'pose': {'position': [0.0, 0.0, float(z)]}})
+    return objects
+
+
+class MotionQueries:
+    """Answers the motion requests for one robot (module docstring). Not thread-safe:
+    the node calls it from its one motion worker.
+
+    Args:
+        robot: the running robot.
+        ik: its IK queries (for the requests' states, end effectors and poses).
+        defaults: the node's motion parameters.
+    """
+
+    def __init__(self, robot: LoadedRobot, ik: IkQueries, defaults: MotionDefaults):
+        self.robot, self.ik, self.defaults = robot, ik, defaults
+        self._objects = list(defaults.collision_objects)
+        self._planner = None
+
+    @property
+    def object_count(self) -> int:
+        """The collision objects of the scene (floors included)."""
+        return len(self._objects)
+
+    @property
+    def objects(self) -> list:
+        """The collision objects of the scene (schema mappings or CollisionObject)."""
+        return list(self._objects)
+
+    def planner(self):
+        """The robot's :class:`hrdf_ros.MotionPlanner`, built on first use.
+
+        Raises:
+            IkError: FAILURE, the motion extra is missing (its message names it).
+        """
+        if self._planner is None:
+            robot = self.robot
+            description = describe(robot.model, robot.name, tree=robot.tree,
+                                   position_limits=robot.position_limits)
+            try:
+                from ..motion import MotionPlanner  # noqa: PLC0415 - the motion extra
+                self._planner = MotionPlanner(robot.model, self._objects,
+                                              description=description)
+            except ImportError as exc:
+                raise IkError(FAILURE, str(exc)) from None
+        return self._planner
+
+    # -- requests ---------------------------------------------------------------------
+
+    def _scaling(self, request):
+        factors = []
+        for name, default in (('max_velocity_scaling_factor', self.defaults.velocity_scaling),
+                              ('max_acceleration_scaling_factor',
+                               self.defaults.acceleration_scaling)):
+            value = getattr(request, name)
+            if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+                raise IkError(FAILURE, f'{name} must be in (0, 1], or 0 for the node\'s '
+                                       f'default ({default:g}); got {value}')
+            factors.append(value or default)
+        return {'max_velocity_scaling_factor': factors[0],
+                'max_acceleration_scaling_factor': factors[1]}
+
+    def _planning_time(self, request) -> float:
+        value = request.planning_time
+        if not (math.isfinite(value) and 0.0 <= value <= MAX_PLANNING_TIME):
+            raise IkError(FAILURE, f'planning_time must be in (0, {MAX_PLANNING_TIME:g}] s, '
+                                   f'or 0 for the node\'s default; got {value}')
+        return value or self.defaults.planning_time
+
+    def _pose(self, pose, header_frame: str, start: np.ndarray) -> np.ndarray:
+        """(4, 4) pose in the reference frame (FAILURE, FRAME_TRANSFORM_FAILURE)."""
+        p, o = pose.position, pose.orientation
+        values = [p.x, p.y, p.z, o.x, o.y, o.z, o.w]
+        if not all(math.isfinite(v) for v in values):
+            raise IkError(FAILURE, 'the pose must be finite')
+        if not np.linalg.norm(values[3:]) > 1e-9:
+            raise IkError(FAILURE, 'the orientation is a zero quaternion (not a rotation)')
+        target = np.eye(4)
+        target[:3, :3] = quaternion_to_rotation(np.array(values[3:]))
+        target[:3, 3] = values[:3]
+        return self.ik.in_reference_frame(target, header_frame, start)
+
+    def _answer(self, response, plan):
+        response.error_code = int(plan.error_code)
+        response.message = plan.message
+        response.planning_time = float(plan.planning_time)
+        response.trajectory = trajectory_message(plan.trajectory if plan.success else None)
+        return response
+
+    def plan_motion(self, request, response, latest: Optional[np.ndarray]):
+        """Fill a PlanMotion response; ``latest``: the last joint_states (HEBI), or None."""
+        response.planning_time = 0.0
+        try:
+            start = self.ik.state(request.start_state, latest, 'start_state')
+            options = self._scaling(request)
+            planning_time = self._planning_time(request)
+            if request.goal_state.name or request.goal_state.position:
+                goal = self.ik.state(request.goal_state, start, 'goal_state')
+                goal_pose, index = None, 0
+            else:
+                index = self.ik.end_effector(request.link_name, 0)
+                goal = None
+                goal_pose = self._pose(request.goal_pose.pose,
+                                       request.goal_pose.header.frame_id, start)
+            planner = self.planner()
+            plan = planner.plan(start, goal, pose=goal_pose, index=index,
+                                avoid_collisions=request.avoid_collisions,
+                                planning_time=planning_time, **options)
+        except IkError as exc:
+            response.error_code, response.message = exc.code, str(exc)
+            return response
+        except ValueError as exc:      # the planner's own checks (limits, lengths)
+            response.error_code, response.message = FAILURE, str(exc)
+            return response
+        return self._answer(response, plan)
+
+    def plan_cartesian_path(self, request, response, latest: Optional[np.ndarray]):
+        """Fill a PlanCartesianPath response (``fraction`` 0 unless SUCCESS)."""
+        response.fraction, response.planning_time = 0.0, 0.0
+        try:
+            start = self.ik.state(request.start_state, latest, 'start_state')
+            options = self._scaling(request)
+            index = self.ik.end_effector(request.link_name, 0)
+            if not request.waypoints:
+                raise IkError(FAILURE, 'waypoints is empty: give at least one pose')
+            if not (math.isfinite(request.max_step) and request.max_step >= 0.0):
+                raise IkError(FAILURE, f'max_step must be > 0 m, or 0 for 0.01 m; '
+                                       f'got {request.max_step}')
+            waypoints = [self._pose(w, request.header.frame_id, start)
+                         for w in request.waypoints]
+            planner = self.planner()
+            plan = planner.cartesian_path(start, waypoints, index=index,
+                                          max_step=request.max_step or 0.01,
+                                          avoid_collisions=request.avoid_collisions,
+                                          **options)
+        except IkError as exc:
+            response.error_code, response.message = exc.code, str(exc)
+            return response
+        except ValueError as exc:
+            response.error_code, response.message = FAILURE, str(exc)
+            return response
+        response.fraction = float(plan.fraction)
+        return self._answer(response, plan)
+
+    def set_collision_objects(self, request, response):
+        """Fill a SetCollisionObjects response; the scene keeps its objects on failure."""
+        response.count = self.object_count
+        try:
+            objects = objects_of_request(request)
+            if self._planner is not None:
+                self._planner.set_collision_objects(objects)
+            else:
+                from ..motion.objects import collision_objects  # noqa: PLC0415
+                collision_objects(objects)                      # checked now, used later
+        except ValueError as exc:
+            response.success, response.message = False, str(exc)
+            return response
+        except ImportError as exc:
+            response.success, response.message = False, str(exc)
+            return response
+        self._objects = objects
+        response.success, response.count, response.message = True, len(objects), ''
+        return response
+
+    def solve_ik(self, request, response, latest: Optional[np.ndarray]):
+        """A SolveIk request with ``avoid_collisions``: as :meth:`IkQueries.solve`, with
+        success only for a solution free of collision."""
+        return self.ik.solve(request, response, latest, solver=self._free_ik)
+
+    def _free_ik(self, target, seed, **options):
+        return self.planner().solve_ik(target, seed, avoid_collisions=True, **options)
+
