@@ -14,7 +14,7 @@ from hrdf_ros import load
 from hrdf_ros.cli import main
 from hrdf_ros.export.moveit import moveit_package
 from hrdf_ros.motion import MotionPlanner, collision_objects, read_collision_objects
-from hrdf_ros.motion.joint_path import segment_free
+from hrdf_ros.motion.joint_path import segment_free, turned_goals
 from hrdf_ros.motion.objects import collision_object
 from hrdf_ros.motion.timing import line_trajectory, polyline_trajectory
 from hrdf_ros.motion.trajectory import JointTrajectory, demand, playback, quintic_coefficients
@@ -168,14 +168,14 @@ def test_an_angle_may_be_reached_turning_either_way(arm):
     keeps the value given."""
     start = np.array([0.0, 1.0, 1.8, 0.5, 1.4, 0.0])
     goal = np.array([2.5, 1.0, 1.8 - 3.0, 0.5, 1.4, 0.0])
-    goals = arm._goals(start, goal)
+    goals = turned_goals(start, goal, arm._continuous, arm._arms)
     assert len(goals) == 4            # J1 and J3 move: 2 x 2 ways
     np.testing.assert_array_equal(goals[0], goal)
     np.testing.assert_array_equal(goals[-1], goal - 2 * math.pi * np.array([1, 0, -1, 0, 0, 0]))
     turning = np.abs(goals - start) @ arm._arms
     assert np.all(np.diff(turning) > 0)
     bounded = MotionPlanner(arm.model, joint_limits={'J1': (-math.pi, math.pi)})
-    assert np.all(bounded._goals(start, goal)[:, 0] == 2.5)
+    assert np.all(turned_goals(start, goal, bounded._continuous, bounded._arms)[:, 0] == 2.5)
 
 
 def test_an_angle_goes_the_other_way_round_when_the_shorter_way_is_walled(arm):

@@ -269,3 +269,21 @@ def test_without_the_motion_extra_the_services_answer_99999_naming_it():
     for line in lines[:3]:
         assert line.startswith('99999 ') and "pip install 'hrdf_ros[motion]'" in line, line
     assert lines[3] == 'True'
+
+
+def test_the_tutorials_service_calls_plan(node):
+    """The ``ros2 service call`` lines of the tutorial "Plan a motion", as written, on the
+    tutorial's robot: each answers success."""
+    import re
+    page = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                             'doc', 'tutorials', 'plan_motion.md'), encoding='utf-8').read()
+    assert f'hrdf_file:={KIT7} publish_frequency:=0.0' in page
+    calls = [line for block in re.findall(r'```bash\n(.*?)```', page, flags=re.S)
+             for line in block.splitlines() if line.startswith('ros2 service call ')]
+    assert len(calls) == 4
+    answers = service_responses(calls, node.output, timeout=60.0)
+    placed, joint, pose, ik = answers
+    assert placed['success'] and placed['count'] == 1
+    assert joint['error_code'] == 1 and joint['trajectory']['points'], joint
+    assert pose['error_code'] == 1 and pose['trajectory']['points'], pose
+    assert ik['error_code'] == 1 and ik['success'], ik

@@ -17,6 +17,7 @@ between two), or ``None`` when none was found in time.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from typing import Optional
@@ -27,6 +28,9 @@ from .requirements import require
 from .resolution import STEP, interpolate, interpolation_counts
 from .scene import PlanningScene
 
+#: Angles (joints without limits) up to which a plan may end with any of them turned the
+#: other way round (2^7 = 128 goals); beyond, one at a time.
+TURN_COMBINATIONS = 7
 #: RRT-Connect's longest extension, rad (0: OMPL's default, a fifth of the space's extent).
 RRT_RANGE = 0.0
 #: States of a motion checked first, spread along it.
@@ -50,6 +54,26 @@ def segment_free(scene: PlanningScene, arms: np.ndarray, start: np.ndarray,
         if not scene.free(spread, stop_at_first=True).all():
             return False
     return bool(scene.free(states, stop_at_first=True).all())
+
+
+def turned_goals(start: np.ndarray, goal: np.ndarray, angles: np.ndarray,
+                 arms: np.ndarray) -> np.ndarray:
+    """(G, dof): ``goal`` (each angle, where ``angles`` (dof,) is true, already the
+    shorter way from ``start``), then the same with some angles turned the other way
+    round, the least turning first (by the lever arms ``arms``): every combination for
+    up to :data:`TURN_COMBINATIONS` such joints, else one at a time."""
+    other = goal - 2 * math.pi * np.sign(goal - start)
+    turnable = np.flatnonzero(angles & (goal != start))
+    if len(turnable) <= TURN_COMBINATIONS:
+        choices = [c for n in range(1, len(turnable) + 1)
+                   for c in itertools.combinations(turnable, n)]
+    else:
+        choices = [(j,) for j in turnable]
+    goals = np.repeat(goal[None], len(choices) + 1, axis=0)
+    for row, joints in enumerate(choices, 1):
+        goals[row, list(joints)] = other[list(joints)]
+    cost = np.abs(goals - start) @ arms
+    return goals[np.argsort(cost, kind='stable')]
 
 
 def _ompl_setup(scene: PlanningScene, arms: np.ndarray, low: np.ndarray, high: np.ndarray,

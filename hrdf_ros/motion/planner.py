@@ -18,7 +18,6 @@ an unreachable pose or no path in time are answers: ``success`` False, a code an
 """
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..description.planning_limits import joint_limits as planning_limits
-from ..description.robot import RobotDescription, describe
+from ..description.robot import describe
 from ..description.semantics import semantics
 from ..kinematics import Kinematics
 from ..kinematics.ik import default_orientation
@@ -45,9 +44,6 @@ START_STATE_IN_COLLISION, GOAL_IN_COLLISION = -10, -12
 START_STATE_INVALID, GOAL_STATE_INVALID, NO_IK_SOLUTION = -26, -27, -31
 #: Slack on position limits when a given state is checked against them (rad or m).
 LIMIT_SLACK = 1e-9
-#: Angles (joints without limits) up to which a plan may end with any of them turned the
-#: other way round (2^7 = 128 goals); beyond, one at a time.
-TURN_COMBINATIONS = 7
 
 
 @dataclass
@@ -81,7 +77,7 @@ class MotionPlanner:
     """Plans collision-free, timed motions of a robot (module docstring)."""
 
     def __init__(self, model: RobotModel, collision_objects: Sequence = (),
-                 joint_limits=None, *, description: Optional[RobotDescription] = None):
+                 joint_limits=None, *, description=None):
         """Build the planning scene (the robot's collision geometry and the SRDF's
         disabled pairs: computed once per robot and process, a fraction of a second).
 
@@ -92,7 +88,8 @@ class MotionPlanner:
             joint_limits: position limits as :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`
                 takes them ((dof, 2), or by joint name); they bound the IK, the plans and
                 the checks of given states.
-            description: the robot as its URDF describes it (names, limits), when it is
+            description: the robot as its URDF describes it (names, limits: a
+                ``hrdf_ros.description.robot.RobotDescription``), when it is
                 not the default of ``hrdf urdf`` (joints J1, J2, ..., HEBI's limits):
                 a node's, built with its joint names and limits.
 
@@ -284,33 +281,16 @@ class MotionPlanner:
         if problem:
             return answer(*problem)
         if avoid_collisions:
-            left = planning_time - (time.perf_counter() - began)
-            path = joint_path.plan_path(self.scene, self._arms, start, self._goals(start, goal),
-                                        self.position_limits[:, 0], self.position_limits[:, 1],
-                                        max(left, 1e-3))
+            goals = joint_path.turned_goals(start, goal, self._continuous, self._arms)
+            path = joint_path.plan_path(self.scene, self._arms, start, goals,
+                                        *self.position_limits.T,
+                                        max(planning_time - (time.perf_counter() - began), 1e-3))
             if path is None:
                 return answer(PLANNING_FAILED, f'no collision-free path found in '
                               f'{planning_time:g} s')
         else:
             path = np.stack([start, goal])
         return answer(SUCCESS, path=path, trajectory=self._timed(path, False, limits))
-
-    def _goals(self, start: np.ndarray, goal: np.ndarray) -> np.ndarray:
-        """(G, dof): ``goal`` (each angle the shorter way from ``start``), then the same
-        angles with some turned the other way round, the least turning first: every
-        combination for up to :data:`TURN_COMBINATIONS` such joints, else one at a time."""
-        other = goal - 2 * math.pi * np.sign(goal - start)
-        turnable = np.flatnonzero(self._continuous & (goal != start))
-        if len(turnable) <= TURN_COMBINATIONS:
-            choices = [c for n in range(1, len(turnable) + 1)
-                       for c in itertools.combinations(turnable, n)]
-        else:
-            choices = [(j,) for j in turnable]
-        goals = np.repeat(goal[None], len(choices) + 1, axis=0)
-        for row, joints in enumerate(choices, 1):
-            goals[row, list(joints)] = other[list(joints)]
-        cost = np.abs(goals - start) @ self._arms
-        return goals[np.argsort(cost, kind='stable')] if len(goals) > 1 else goals
 
     def cartesian_path(self, start, waypoints, *, index: int = 0, max_step: float = 0.01,
                        avoid_collisions: bool = True, max_velocity_scaling_factor: float = 1.0,

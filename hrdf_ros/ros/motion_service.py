@@ -141,9 +141,25 @@ class MotionQueries:
                 from ..motion import MotionPlanner  # noqa: PLC0415 - the motion extra
                 self._planner = MotionPlanner(robot.model, self._objects,
                                               description=description)
-            except ImportError as exc:
+            except (ImportError, ValueError) as exc:   # the extra missing; a bad object
                 raise IkError(FAILURE, str(exc)) from None
         return self._planner
+
+    def prepare(self) -> None:
+        """Build the planner and warm it up (a collision check, an IK solve, a straight
+        line), so that the first request's time goes to its own search; nothing when
+        the motion extra is missing (the requests say so)."""
+        try:
+            planner = self.planner()
+        except IkError:
+            return
+        zero = np.zeros(self.robot.model.dof_count)
+        planner.in_collision(zero)
+        if self.robot.model.frame_count('end_effector'):
+            pose = planner.kinematics.end_effector(zero)
+            planner.solve_ik(pose, zero, avoid_collisions=False, max_iterations=20,
+                             timeout=None)
+        planner.plan(zero, zero, avoid_collisions=False)
 
     # -- requests ---------------------------------------------------------------------
 
