@@ -79,7 +79,7 @@ class IkQueries:
         solver = solver or self.robot.kinematics.solve_ik
         try:
             options = self._options(request)
-            index = (self.end_effector(request.link_name, request.end_effector_index))
+            index = self.end_effector(request.link_name, request.end_effector_index)
             seed = self.state(request.seed, latest, 'seed')
             target = self._target(request.target, seed)
             result = solver(target, seed, index=index, **options)
@@ -99,7 +99,8 @@ class IkQueries:
         response.orientation_error = result.orientation_error
         response.message = (
             f'solved in {result.iterations} iteration(s)' if result.success else
-            f'no solution within {options["timeout"]:g} s: the best found is '
+            f'no {"collision-free " if request.avoid_collisions else ""}solution within '
+            f'{options["timeout"]:g} s: the best found is '
             f'{result.position_error:.3g} m and {result.orientation_error:.3g} rad away')
         return response
 
