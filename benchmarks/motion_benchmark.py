@@ -54,7 +54,8 @@ from hrdf_ros.kinematics.rotations import rotation_to_quaternion  # noqa: E402
 from hrdf_ros.motion import MotionPlanner  # noqa: E402
 from hrdf_ros.motion.resolution import interpolate, interpolation_counts  # noqa: E402
 from hrdf_ros.motion.trajectory import demand, playback  # noqa: E402
-from motion_helpers import Mplib, hebi_fk  # noqa: E402
+from motion_helpers import (Mplib, distance_from_line, hebi_fk,  # noqa: E402
+                            hebi_follows_line)
 
 SHARED = os.path.normpath(os.path.join(REPO, '..', 'shared', 'hrdf'))
 
@@ -162,7 +163,6 @@ def cartesian(planner, hebi, count, rng):
     how many ``cartesian_path`` follows whole (no collision checks, as hebi-py's), the
     farthest its states and midpoints are from the line by hebi-py's FK, its mean time,
     and the limits as its trajectories play."""
-    from hebi.robot_model import endeffector_position_objective, endeffector_so3_objective
     if len(planner.kinematics.end_effector_joints(0)) < 6:
         return {}
     tried = followed = 0
@@ -176,17 +176,7 @@ def cartesian(planner, hebi, count, rng):
         pose = hebi_fk(hebi, start)
         direction = rng.normal(size=3)
         direction *= 0.1 / np.linalg.norm(direction)
-        q = start
-        for s in np.linspace(0.001, 1.0, 100):
-            step = np.asarray(hebi.solve_inverse_kinematics(
-                q, endeffector_position_objective(pose[:3, 3] + s * direction),
-                endeffector_so3_objective(pose[:3, :3])))
-            reached = hebi_fk(hebi, step)
-            if np.abs(step - q).max() > 0.05 or \
-                    np.linalg.norm(reached[:3, 3] - pose[:3, 3] - s * direction) > 1e-4:
-                break
-            q = step
-        else:
+        if hebi_follows_line(hebi, start, direction):
             tried += 1
             goal = pose.copy()
             goal[:3, 3] += direction
@@ -194,14 +184,8 @@ def cartesian(planner, hebi, count, rng):
             plan = planner.cartesian_path(start, [goal], avoid_collisions=False)
             elapsed += time.perf_counter() - t
             followed += plan.fraction == 1.0
-            states = plan.path
-            for x in np.concatenate([states, (states[1:] + states[:-1]) / 2]):
-                reached = hebi_fk(hebi, x)
-                offset = reached[:3, 3] - pose[:3, 3]
-                along = np.clip(offset @ direction / 0.01, 0.0, 1.0)
-                off_line = max(off_line, float(np.linalg.norm(offset - along * direction)))
-                cosine = (np.trace(reached[:3, :3].T @ pose[:3, :3]) - 1) / 2
-                off_angle = max(off_angle, math.acos(min(1.0, cosine)))
+            line, angle = distance_from_line(hebi, plan.path, pose, direction)
+            off_line, off_angle = max(off_line, line), max(off_angle, angle)
             if plan.trajectory is not None:
                 columns = [planner.joint_names.index(j) for j in plan.trajectory.joint_names]
                 worst_limits = max(worst_limits, demand(

@@ -66,6 +66,42 @@ def hebi_fk(hebi, q):
     return np.asarray(hebi.get_forward_kinematics_mat('EndEffector', q))[0].reshape(4, 4)
 
 
+def hebi_follows_line(hebi, start, direction, steps=100):
+    """True when hebi-py's IK follows the end effector's straight line from its pose at
+    ``start`` by ``direction`` (3,) m, orientation kept, in ``steps`` steps, each seeded
+    with the last, no joint moving more than 0.05 rad a step and each step reached
+    within 1e-4 m by hebi-py's FK."""
+    from hebi.robot_model import endeffector_position_objective, endeffector_so3_objective
+    pose = hebi_fk(hebi, start)
+    q = start
+    for s in np.linspace(1.0 / steps, 1.0, steps):
+        step = np.asarray(hebi.solve_inverse_kinematics(
+            q, endeffector_position_objective(pose[:3, 3] + s * direction),
+            endeffector_so3_objective(pose[:3, :3])))
+        reached = hebi_fk(hebi, step)
+        if np.abs(step - q).max() > 0.05 or \
+                np.linalg.norm(reached[:3, 3] - pose[:3, 3] - s * direction) > 1e-4:
+            return False
+        q = step
+    return True
+
+
+def distance_from_line(hebi, states, pose, direction):
+    """(m, rad): the farthest that hebi-py's end effector, at the (K, dof) ``states`` and
+    the midpoints between them, is from the segment from ``pose``'s position along
+    ``direction`` (3,), and from ``pose``'s orientation."""
+    states = np.asarray(states)
+    off_line = off_angle = 0.0
+    for q in np.concatenate([states, (states[1:] + states[:-1]) / 2]):
+        reached = hebi_fk(hebi, q)
+        offset = reached[:3, 3] - pose[:3, 3]
+        along = np.clip(offset @ direction / (direction @ direction), 0.0, 1.0)
+        off_line = max(off_line, float(np.linalg.norm(offset - along * direction)))
+        cosine = (np.trace(reached[:3, :3].T @ pose[:3, :3]) - 1) / 2
+        off_angle = max(off_angle, math.acos(min(1.0, cosine)))
+    return off_line, off_angle
+
+
 def continuous_joints(planner):
     """(dof,) bool: the revolute joints without limits (URDF continuous): angles."""
     model = planner.model

@@ -1,6 +1,7 @@
 """Helpers shared by the ROS 2 integration tests (node processes over real DDS)."""
 import signal
 import subprocess
+import time
 
 import numpy as np
 
@@ -56,3 +57,35 @@ def assert_tf_matches_hebi(probe, names, values, ratios, hebi_model):
                                hebi_model.get_end_effector(hebi_positions),
                                atol=1e-9, rtol=0)
     np.testing.assert_allclose(node_positions(probe), hebi_positions, atol=1e-15)
+
+
+def rss_kib(pid: int) -> int:
+    """The resident memory of process ``pid``, KiB (/proc)."""
+    with open(f'/proc/{pid}/status', encoding='ascii') as handle:
+        return int(next(line for line in handle if line.startswith('VmRSS')).split()[1])
+
+
+def calls_under_joint_states(probe, client, requests, names, pid, checkpoints):
+    """Call ``client`` with each request in turn, one at a time, while ``probe``
+    publishes joint_states of ``names`` at 50 Hz (values rising by 0.001 a message).
+
+    Returns:
+        (sent stamps, error codes, latencies in s, {call number: RSS KiB of ``pid``}) with
+        the memory taken after each call numbered in ``checkpoints``.
+    """
+    sent, codes, latencies, memory = [], [], [], {}
+    last = 0.0
+    for k, request in enumerate(requests):
+        began = time.monotonic()
+        future = client.call_async(request)
+        while not future.done():
+            if time.monotonic() - last >= 0.02:
+                last = time.monotonic()
+                sent.append(probe.publish_positions(
+                    names, np.full(len(names), 0.001 * len(sent))))
+            probe.spin_until(future.done, 0.002)
+        latencies.append(time.monotonic() - began)
+        codes.append(future.result().error_code)
+        if k + 1 in checkpoints:
+            memory[k + 1] = rss_kib(pid)
+    return sent, codes, latencies, memory

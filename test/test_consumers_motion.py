@@ -27,7 +27,8 @@ from hrdf_ros.motion import MotionPlanner
 from hrdf_ros.motion.trajectory import playback
 
 from conftest import BUNDLED_ARM, KITS_DIR
-from motion_helpers import Mplib, check_trajectory, free_states, hebi_fk
+from motion_helpers import (Mplib, check_trajectory, distance_from_line, free_states, hebi_fk,
+                            hebi_follows_line)
 
 pytestmark = pytest.mark.consumers
 pytest.importorskip('mplib', reason='mplib not installed (make test installs it)')
@@ -144,7 +145,6 @@ def test_cartesian_lines_stay_on_the_line(robots, name, hebi_import):
     """10 cm lines that hebi-py's IK follows in 1 mm steps (each seeded with the last, no
     joint step over 0.05 rad): fraction 1, every state and midpoint on the line by
     hebi-py's FK; a line through a wall stops short."""
-    from hebi.robot_model import endeffector_position_objective, endeffector_so3_objective
     model, planner, _ = robots[name]
     hebi = hebi_import[0](ROBOTS[name])
     rng = np.random.default_rng(11)
@@ -155,30 +155,14 @@ def test_cartesian_lines_stay_on_the_line(robots, name, hebi_import):
         direction *= 0.1 / np.linalg.norm(direction)
         goal = pose.copy()
         goal[:3, 3] += direction
-        q, ok = start, True
-        for s in np.linspace(0.001, 1.0, 100):     # hebi-py follows it step by step
-            step = np.asarray(hebi.solve_inverse_kinematics(
-                q, endeffector_position_objective(pose[:3, 3] + s * direction),
-                endeffector_so3_objective(pose[:3, :3])))
-            reached = hebi_fk(hebi, step)
-            if np.abs(step - q).max() > 0.05 or \
-                    np.linalg.norm(reached[:3, 3] - pose[:3, 3] - s * direction) > 1e-4:
-                ok = False
-                break
-            q = step
-        if not ok:
+        if not hebi_follows_line(hebi, start, direction):   # hebi-py, step by step
             continue
         tried += 1
         plan = planner.cartesian_path(start, [goal], max_step=0.01, avoid_collisions=False)
         followed += plan.fraction == 1.0
         states = plan.path
-        for k, q in enumerate(np.concatenate([states, (states[1:] + states[:-1]) / 2])):
-            reached = hebi_fk(hebi, q)
-            offset = reached[:3, 3] - pose[:3, 3]
-            along = np.clip(offset @ direction / 0.01, 0.0, 1.0)
-            assert np.linalg.norm(offset - along * direction) <= 1e-3
-            cosine = (np.trace(reached[:3, :3].T @ pose[:3, :3]) - 1) / 2
-            assert math.acos(min(1.0, cosine)) <= 0.01
+        off_line, off_angle = distance_from_line(hebi, states, pose, direction)
+        assert off_line <= 1e-3 and off_angle <= 0.01, (off_line, off_angle)
         check_trajectory(plan.trajectory, start, states[-1], planner)
         if tried >= 12:
             break

@@ -13,7 +13,6 @@ the node's resident memory stays flat; the calls' latency (p50, p95) is printed.
 """
 import math
 import os
-import time
 
 import numpy as np
 import pytest
@@ -26,6 +25,7 @@ from conftest import KITS_DIR
 
 from cli_helpers import (IK_REQUESTS, KIT, launched, require_ros2_cli, service_call,
                          service_responses)
+from ros_helpers import calls_under_joint_states
 
 require_ros2_cli()
 LAUNCH = f'ros2 launch hrdf_ros hrdf.launch.py hrdf_file:={KIT} publish_frequency:=0.0'
@@ -104,11 +104,6 @@ def test_gravity_efforts_service_equals_hebi(node, workdir, hebi_import):
                                atol=1e-9, rtol=0)
 
 
-def _rss_kib(pid: int) -> int:
-    with open(f'/proc/{pid}/status', encoding='ascii') as handle:
-        return int(next(line for line in handle if line.startswith('VmRSS')).split()[1])
-
-
 def test_a_thousand_calls_keep_tf_at_its_rate_and_memory_flat(node, probe):
     """1 000 solve_ik calls in a row (targets of random reachable configurations, some
     out of reach), joint_states at 50 Hz meanwhile: each comes back as /tf; the node's
@@ -124,25 +119,15 @@ def test_a_thousand_calls_keep_tf_at_its_rate_and_memory_flat(node, probe):
     client = probe.create_client(SolveIk, '/hrdf_ros_node/solve_ik')
     assert client.wait_for_service(10.0)
     names = ['J1', 'J2', 'J3', 'J4', 'J5', 'J6']
-    sent, latencies, codes, memory = [], [], [], {}
-    last = 0.0
-    quaternions = rotation_to_quaternion(poses[:, :3, :3])
-    for k, (pose, quaternion) in enumerate(zip(poses, quaternions)):
+    requests = []
+    for pose, quaternion in zip(poses, rotation_to_quaternion(poses[:, :3, :3])):
         request = SolveIk.Request()
         p, o = request.target.pose.position, request.target.pose.orientation
         p.x, p.y, p.z = map(float, pose[:3, 3])
         o.x, o.y, o.z, o.w = map(float, quaternion)
-        start = time.monotonic()
-        future = client.call_async(request)
-        while not future.done():
-            if time.monotonic() - last >= 0.02:
-                last = time.monotonic()
-                sent.append(probe.publish_positions(names, np.full(6, 0.001 * len(sent))))
-            probe.spin_until(future.done, 0.002)
-        latencies.append(time.monotonic() - start)
-        codes.append(future.result().error_code)
-        if k + 1 in (200, 1000):
-            memory[k + 1] = _rss_kib(pid)
+        requests.append(request)
+    sent, codes, latencies, memory = calls_under_joint_states(probe, client, requests, names,
+                                                              pid, (200, 1000))
     probe.destroy_client(client)
     probe.spin_until(lambda: all(probe.has_tf_stamped(s) for s in sent), 5.0)
     back = sum(probe.has_tf_stamped(s) for s in sent)

@@ -12,7 +12,6 @@ an unknown link (-18), a start in collision (-10), a goal in collision (-12), Na
 zero quaternion (99999), no path within the planning time (-1).
 """
 import os
-import time
 
 import numpy as np
 import pytest
@@ -24,6 +23,7 @@ from hrdf_ros.kinematics.rotations import rotation_to_quaternion
 from conftest import KITS_DIR
 
 from cli_helpers import launched, require_ros2_cli, service_call, service_responses
+from ros_helpers import calls_under_joint_states
 
 require_ros2_cli()
 KIT7 = 'A-2099-07.hrdf'
@@ -170,11 +170,6 @@ def test_motion_services_answer_as_the_core(node, planner):
     assert answers['status']['collision_objects'] == 2
 
 
-def _rss_kib(pid: int) -> int:
-    with open(f'/proc/{pid}/status', encoding='ascii') as handle:
-        return int(next(line for line in handle if line.startswith('VmRSS')).split()[1])
-
-
 def test_two_hundred_plans_keep_tf_at_its_rate_and_memory_flat(node, probe):
     """200 plan_motion calls in a row (joint goals around the start, lines and plans),
     joint_states at 50 Hz meanwhile: each comes back as /tf; the node's resident memory
@@ -191,10 +186,8 @@ def test_two_hundred_plans_keep_tf_at_its_rate_and_memory_flat(node, probe):
     client = probe.create_client(PlanMotion, '/hrdf_ros_node/plan_motion')
     assert client.wait_for_service(10.0)
     names = [f'J{k + 1}' for k in range(7)]
-    goals = np.array(GOAL) + np.random.default_rng(5).uniform(-0.2, 0.2, (200, 7))
-    sent, codes, memory, latencies = [], [], {}, []
-    last = 0.0
-    for k, goal in enumerate(goals):
+    requests = []
+    for goal in np.array(GOAL) + np.random.default_rng(5).uniform(-0.2, 0.2, (200, 7)):
         request = PlanMotion.Request()
         request.start_state.name = names
         request.start_state.position = [float(v) for v in GOAL]
@@ -202,17 +195,9 @@ def test_two_hundred_plans_keep_tf_at_its_rate_and_memory_flat(node, probe):
         request.goal_state.position = goal.tolist()
         request.avoid_collisions = True
         request.planning_time = 0.5
-        began = time.monotonic()
-        future = client.call_async(request)
-        while not future.done():
-            if time.monotonic() - last >= 0.02:
-                last = time.monotonic()
-                sent.append(probe.publish_positions(names, np.full(7, 0.001 * len(sent))))
-            probe.spin_until(future.done, 0.002)
-        latencies.append(time.monotonic() - began)
-        codes.append(future.result().error_code)
-        if k + 1 in (50, 200):
-            memory[k + 1] = _rss_kib(pid)
+        requests.append(request)
+    sent, codes, latencies, memory = calls_under_joint_states(probe, client, requests, names,
+                                                              pid, (50, 200))
     probe.destroy_client(client)
     probe.spin_until(lambda: all(probe.has_tf_stamped(s) for s in sent), 5.0)
     back = sum(probe.has_tf_stamped(s) for s in sent)
