@@ -7,6 +7,7 @@ its warnings printed on stderr, or an exit code; one-line usage errors; position
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Optional
@@ -156,3 +157,37 @@ def mesh_options(args) -> dict:
         note('--hebi-meshes is deprecated: it means --meshes package')
         meshes = 'package'
     return {'mesh_dir': args.mesh_dir, 'meshes': meshes}
+
+
+def add_collision_object_options(parser) -> None:
+    """``--collision-objects YAML`` and ``--floor Z`` (``hrdf plan``, ``hrdf view``)."""
+    parser.add_argument('--collision-objects', metavar='YAML',
+                        help='boxes, spheres, cylinders and floors (a YAML list: name, type, '
+                             'dimensions, pose {position, orientation})')
+    parser.add_argument('--floor', type=float, metavar='Z',
+                        help='a floor: the half-space below z = Z m')
+
+
+def collision_objects_of(args) -> list:
+    """The collision objects the options name (the schema of
+    :mod:`hrdf_ros.motion.objects`, checked; the floor last).
+
+    Raises:
+        UsageError: a file that cannot be read or is not the schema; a floor not finite.
+    """
+    from ..motion.objects import read_collision_objects  # noqa: PLC0415
+    objects = []
+    if args.collision_objects:
+        try:
+            objects = read_collision_objects(args.collision_objects)
+        except OSError as exc:
+            raise UsageError(f'--collision-objects: {exc.strerror}: '
+                             f'{args.collision_objects}') from None
+        except ValueError as exc:
+            raise UsageError(f'--collision-objects: {exc}') from None
+    if args.floor is not None:
+        if not math.isfinite(args.floor):
+            raise UsageError('--floor must be a finite number')
+        objects.append({'name': 'floor', 'type': 'floor',
+                        'pose': {'position': [0.0, 0.0, args.floor]}})
+    return objects

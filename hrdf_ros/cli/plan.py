@@ -13,7 +13,6 @@ motion), 2 on bad input, 1 for an invalid HRDF.
 from __future__ import annotations
 
 import json
-import math
 import sys
 
 import numpy as np
@@ -21,7 +20,8 @@ import numpy as np
 from ..description.limits import read_limits
 from ..kinematics.ik import ORIENTATIONS
 from ..numbers import table_number
-from .common import EXIT_INVALID, EXIT_OK, UsageError, load_or_report, note, parse_positions
+from .common import (EXIT_INVALID, EXIT_OK, UsageError, add_collision_object_options,
+                     collision_objects_of, load_or_report, note, parse_positions)
 from .ik import _finite, _target
 
 
@@ -48,11 +48,7 @@ def add_parser(sub) -> None:
     p.add_argument('--start', metavar='"Q1 Q2 ..."', help='start positions; default zeros')
     p.add_argument('--end-effector', type=int, default=0, metavar='INDEX',
                    help='which end effector (default 0)')
-    p.add_argument('--collision-objects', metavar='YAML',
-                   help='boxes, spheres, cylinders and floors to avoid (a YAML list: name, '
-                        'type, dimensions, pose {position, orientation})')
-    p.add_argument('--floor', type=float, metavar='Z',
-                   help='a floor: the half-space below z = Z m')
+    add_collision_object_options(p)
     p.add_argument('--limits', metavar='YAML', help='joint position limits (as hrdf ik)')
     p.add_argument('--ignore-collisions', action='store_true',
                    help='plan without collision checks (the straight line)')
@@ -71,30 +67,12 @@ def add_parser(sub) -> None:
     p.set_defaults(run=cmd_plan)
 
 
-def _objects(args):
-    from ..motion.objects import read_collision_objects  # noqa: PLC0415
-    objects = []
-    if args.collision_objects:
-        try:
-            objects = read_collision_objects(args.collision_objects)
-        except OSError as exc:
-            raise UsageError(f'--collision-objects: {exc.strerror}: '
-                             f'{args.collision_objects}') from None
-        except ValueError as exc:
-            raise UsageError(f'--collision-objects: {exc}') from None
-    if args.floor is not None:
-        if not math.isfinite(args.floor):
-            raise UsageError('--floor must be a finite number')
-        objects.append({'name': 'floor', 'type': 'floor',
-                        'pose': {'position': [0.0, 0.0, args.floor]}})
-    return objects
-
 
 def _planner(args, model):
     from ..motion.planner import MotionPlanner  # noqa: PLC0415 - the motion extra, on use
     try:
         limits = read_limits(args.limits) if args.limits else None
-        return MotionPlanner(model, _objects(args), joint_limits=limits)
+        return MotionPlanner(model, collision_objects_of(args), joint_limits=limits)
     except ImportError as exc:
         raise UsageError(str(exc)) from None
     except ValueError as exc:

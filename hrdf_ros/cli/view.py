@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import (EXIT_OK, UsageError, add_gripper_option, add_mesh_options, load_or_report,
-                     mesh_options, parse_positions)
+from .common import (EXIT_OK, UsageError, add_collision_object_options, add_gripper_option,
+                     add_mesh_options, collision_objects_of, load_or_report, mesh_options,
+                     parse_positions)
 
 #: Seconds between looks at the file for live reload.
 POLL_S = 0.2
@@ -39,6 +40,7 @@ def add_view_parser(sub, help_text: str = 'show the robot in the browser (live r
                    help='deprecated: the same as --meshes package')
     add_mesh_options(p)
     add_gripper_option(p)
+    add_collision_object_options(p)
     p.set_defaults(run=cmd_view)
     return p
 
@@ -63,7 +65,8 @@ def cmd_view(args) -> int:
     from ..view.server import page_url, start_server, stop_server
     options = ViewOptions(strict=args.strict, joint_prefix=args.joint_prefix,
                           limits=args.limits, name=args.name,
-                          gripper_joints=args.gripper_joints, **mesh_options(args))
+                          gripper_joints=args.gripper_joints,
+                          collision_objects=collision_objects_of(args), **mesh_options(args))
     try:
         server = start_server(args.host, args.port,
                               label=f'hrdf view: {os.path.basename(args.file)}')

@@ -5,7 +5,8 @@ In: a viser server, an HRDF path and the export options. Out: the page: the robo
 (:class:`~.robot_scene.RobotScene` of ``to_urdf``'s URDF, in its HEBI colours), one
 slider per movable joint (:class:`~.joint_sliders.JointSliders`), a drag handle on each
 end effector that the arm follows by inverse kinematics
-(:class:`~.ik_handles.IkHandles`), the end-effector readout and frame toggles
+(:class:`~.ik_handles.IkHandles`), the links in collision in magenta and the collision
+objects (:class:`~.collisions.CollisionView`), the end-effector readout and frame toggles
 (:class:`~.fk_panel.FkPanel`), the file's warnings and mesh notes, and the located errors
 of an invalid edit.
 
@@ -21,7 +22,7 @@ import os
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from ..export.urdf import to_urdf
 from ..hrdf.diagnostics import HrdfError
 from ..hrdf.reader import load
 from ..kinematics import Kinematics
+from .collisions import CollisionView
 from .fk_panel import FkPanel
 from .ik_handles import IkHandles
 from .joint_sliders import JointSliders
@@ -40,8 +42,8 @@ from .server import frame_camera
 from .watch import FileWatcher
 
 #: Order of the page's sections (viser orders GUI elements by this number).
-ORDER_ERRORS, ORDER_JOINTS, ORDER_IK, ORDER_SHOW, ORDER_FK, ORDER_NOTES = \
-    0.0, 1.0, 1.25, 1.5, 2.0, 3.0
+ORDER_ERRORS, ORDER_JOINTS, ORDER_IK, ORDER_COLLISIONS, ORDER_SHOW, ORDER_FK, ORDER_NOTES = \
+    0.0, 1.0, 1.25, 1.3, 1.5, 2.0, 3.0
 
 
 @dataclass
@@ -56,6 +58,8 @@ class ViewOptions:
             (:func:`hrdf_ros.parts.mesh_sources.mesh_source`; nothing is downloaded).
         name: URDF robot name (default: the file name).
         gripper_joints: parallel grippers with their finger joint (a slider).
+        collision_objects: objects drawn and checked (the schema of
+            :mod:`hrdf_ros.motion.objects`).
     """
 
     strict: bool = False
@@ -65,6 +69,7 @@ class ViewOptions:
     meshes: str = 'auto'
     name: Optional[str] = None
     gripper_joints: bool = True
+    collision_objects: Sequence = ()
 
 
 class LoadFailed(Exception):
@@ -99,7 +104,10 @@ class FileView:
         self.errors: List[str] = []
         gui = server.gui
         self._errors = gui.add_markdown('', order=ORDER_ERRORS, visible=False)
-        self.handles = IkHandles(server, order=ORDER_IK)
+        self.collisions = CollisionView(server, options.collision_objects,
+                                        order=ORDER_COLLISIONS)
+        self.handles = IkHandles(server, order=ORDER_IK,
+                                 planner=lambda: self.collisions.planner)
         with gui.add_folder('Show', order=ORDER_SHOW):
             self._show_robot = gui.add_checkbox('robot', initial_value=True,
                                                 hint='the URDF\'s visual shapes')
@@ -111,18 +119,18 @@ class FileView:
         self.fk = FkPanel(server, order=ORDER_FK)
         self._notes = gui.add_markdown('', order=ORDER_NOTES, visible=False)
         self.watcher = FileWatcher([path])
-        model, tree, scene = self._build()
+        model, tree, limits, scene = self._build()
         values = {}
         if positions is not None:
             values = {name: float(q) / model.elements[e].gear_ratio for name, e, q in
                       zip(tree.dof_names, model.dof_elements, positions)}
-        self._switch(model, tree, scene, values)
+        self._switch(model, tree, limits, scene, values)
         frame_camera(server, scene.bounds())
 
     # -- loading -----------------------------------------------------------------------
 
     def _build(self):
-        """(model, tree, scene) of the file as it is now.
+        """(model, tree, URDF joint limits, scene) of the file as it is now.
 
         Raises:
             LoadFailed: with the located errors and the files they are in.
@@ -149,7 +157,7 @@ class FileView:
                                base_directory=os.path.dirname(os.path.abspath(self.path)))
         except UrdfError as exc:
             raise LoadFailed([f'hrdf view: error: {exc}'], []) from None
-        return model, tree, scene
+        return model, tree, limits, scene
 
     def _watched(self, model) -> List[str]:
         paths = {self.path} | {e.path for e in model.elements if e.path}
@@ -159,7 +167,8 @@ class FileView:
             paths.add(self.options.limits)
         return sorted(paths)
 
-    def _switch(self, model, tree, scene: RobotScene, values: Dict[str, float]) -> None:
+    def _switch(self, model, tree, limits, scene: RobotScene,
+                values: Dict[str, float]) -> None:
         """Make a built robot the drawn one (the previous one goes)."""
         with self._lock:
             old_scene, old_sliders = self.scene, self.sliders
@@ -174,6 +183,7 @@ class FileView:
                 old_sliders.remove()
             self.handles.set_robot(model, tree, kinematics, self.sliders.values,
                                    self.sliders.set_values)
+            self.collisions.set_robot(model, tree, limits, scene)
             self._show(self.sliders.values())
             scene.visible = self._show_robot.value
             if old_scene is not None:
@@ -204,6 +214,7 @@ class FileView:
             self.scene.set_link_poses(self.scene.link_poses(values))
             self.fk.update(values)
             self.handles.follow(values)
+            self.collisions.update(values)
 
     # -- live reload -------------------------------------------------------------------
 
@@ -217,12 +228,12 @@ class FileView:
         """Rebuild from the file: the robot on success, else the errors (kept robot)."""
         with self._lock:
             try:
-                model, tree, scene = self._build()
+                model, tree, limits, scene = self._build()
             except LoadFailed as exc:
                 self._fail(exc)
                 return True
             kept = self.sliders.values() if self.sliders is not None else {}
-            self._switch(model, tree, scene, kept)
+            self._switch(model, tree, limits, scene, kept)
         print(f'hrdf view: {self.path} reloaded', file=sys.stderr)
         return True
 

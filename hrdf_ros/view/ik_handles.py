@@ -13,8 +13,10 @@ gizmo's pose (the robot's root link frame, m), seeded with the configuration sho
 the rate the browser sends updates: updates that come while a solve runs are folded into
 one, the latest (no backlog). A solution moves the sliders, which redraw the robot; a
 target out of reach leaves the arm where it was, turns the sphere red and the panel says
-how far the nearest configuration found is. When the sliders move the arm, the handles
-follow its end effectors (but one being dragged).
+how far the nearest configuration found is. With the "avoid collisions" switch on, a
+solution must also be free of collision (:meth:`hrdf_ros.MotionPlanner.solve_ik`, the
+page's planner, once it is ready): else the arm stays and the panel says so. When the
+sliders move the arm, the handles follow its end effectors (but one being dragged).
 """
 from __future__ import annotations
 
@@ -34,6 +36,9 @@ REACHED, OUT_OF_REACH = (235, 235, 235), (220, 20, 20)
 #: The search time of one drag update, s: a warm seed converges in a few steps; a target
 #: out of reach takes all of it.
 TIMEOUT = 0.02
+#: The search time of one drag update with the "avoid collisions" switch on, s (restarts
+#: from other seeds until a free solution).
+FREE_TIMEOUT = 0.05
 #: Scene node of the handles.
 ROOT = '/ik_handles'
 
@@ -44,21 +49,29 @@ class IkHandles:
     Args:
         server: the viser server.
         order: place of the folder in the page (viser's ``order``).
+        planner: gives the page's :class:`hrdf_ros.MotionPlanner`, or None while it is
+            not ready (the "avoid collisions" switch needs it).
     """
 
-    def __init__(self, server, order: Optional[float] = None):
+    def __init__(self, server, order: Optional[float] = None,
+                 planner: Callable[[], object] = lambda: None):
         self._server = server
         self._lock = threading.Lock()          # the solve state below
         self._robot: Optional[_Robot] = None
         self._pending: Dict[int, bool] = {}
         self._busy = False
         self._visible = True
+        self._planner = planner
         gui = server.gui
         with gui.add_folder('Move the end effector', order=order):
             self._objective = gui.add_dropdown(
                 'objective', tuple(OBJECTIVES), initial_value='full pose',
                 hint='what a handle asks of its end effector: the whole pose, the '
                      'position and the z axis, or the position')
+            self._free = gui.add_checkbox(
+                'avoid collisions', initial_value=False,
+                hint='follow only with configurations free of collision (the robot\'s '
+                     'own links and the collision objects)')
             self._status = gui.add_markdown('')
 
     # -- (re)load --------------------------------------------------------------------
@@ -137,7 +150,9 @@ class IkHandles:
                         self._busy = False
                         return
                 for i in todo:
-                    robot.solve(i, self.orientation)
+                    robot.solve(i, self.orientation,
+                                self._planner() if self._free.value else None,
+                                self._free.value)
                 self._status.content = robot.status()
         except BaseException:
             with self._lock:
@@ -178,16 +193,27 @@ class _Robot:
         target[:3, 3] = handle.position
         return target
 
-    def solve(self, k: int, orientation: str) -> None:
-        """Move the arm to handle k, or mark it out of reach."""
+    def solve(self, k: int, orientation: str, planner=None, free: bool = False) -> None:
+        """Move the arm to handle k, or mark it out of reach; ``free``: only to a
+        configuration free of collision, found by ``planner`` (None: not ready)."""
         q = hebi_positions(self.model, self.tree, self._get_values())
-        result = self.kinematics.solve_ik(self.target(k), q, index=k, orientation=orientation,
-                                          timeout=TIMEOUT)
+        if free and planner is None:
+            self.state[k] = 'the collision checks are not ready yet; the arm stays'
+            return
+        if free:
+            result = planner.solve_ik(self.target(k), q, index=k, orientation=orientation,
+                                      timeout=FREE_TIMEOUT)
+        else:
+            result = self.kinematics.solve_ik(self.target(k), q, index=k,
+                                              orientation=orientation, timeout=TIMEOUT)
         if not result.success:
             self.spheres[k].color = OUT_OF_REACH
             angle = '' if orientation == 'none' else f' and {result.orientation_error:.3f} rad'
-            self.state[k] = (f'**out of reach**: the nearest configuration found is '
-                             f'{result.position_error:.4f} m{angle} away; the arm stays')
+            self.state[k] = (
+                f'**no configuration free of collision** found in {FREE_TIMEOUT:g} s (the '
+                f'nearest: {result.position_error:.4f} m{angle} away); the arm stays' if free
+                else f'**out of reach**: the nearest configuration found is '
+                     f'{result.position_error:.4f} m{angle} away; the arm stays')
             return
         self.spheres[k].color = REACHED
         self.state[k] = f'reached ({result.position_error:.1e} m)'

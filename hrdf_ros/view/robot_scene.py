@@ -194,20 +194,25 @@ class RobotScene:
         self._handles = [scene.add_frame(root, show_axes=False)]
         materials = {m.name: m for m in self.urdf.robot.materials if m.name}
         self._corners: Dict[str, np.ndarray] = {}
+        #: link -> [(visual handle, its own colour 0..255)]
+        self._visual_colours: Dict[str, list] = {}
+        self._highlighted: set = set()
         for k, link in enumerate(self.urdf.robot.links):
             frame = scene.add_frame(f'{root}/link{k}', show_axes=False)
             self._frames[link.name] = frame
             self._handles.append(frame)
             default = tuple(colour_of(link.name)) if colour_of else DEFAULT_COLOUR
             corners = [np.zeros((1, 3))]
+            self._visual_colours[link.name] = []
             for n, (mesh, pose, rgb) in enumerate(self._visuals(link, materials, default,
                                                                 base_directory)):
+                colour = tuple(int(round(255 * c)) for c in rgb)
                 handle = scene.add_mesh_simple(
-                    f'{root}/link{k}/visual{n}', mesh.vertices, mesh.faces,
-                    color=tuple(int(round(255 * c)) for c in rgb),
+                    f'{root}/link{k}/visual{n}', mesh.vertices, mesh.faces, color=colour,
                     wxyz=_wxyz(pose[:3, :3]), position=pose[:3, 3],
                     cast_shadow=False, receive_shadow=False)
                 self._handles.append(handle)
+                self._visual_colours[link.name].append((handle, colour))
                 box = trimesh.bounds.corners(mesh.bounds)
                 corners.append(trimesh.transform_points(box, pose))
             self._corners[link.name] = np.concatenate(corners)
@@ -257,6 +262,15 @@ class RobotScene:
             frame.wxyz = np.array([w, x, y, z])
             frame.position = pose[:3, 3]
             self.poses[name] = pose
+
+    def highlight(self, links, colour: Tuple[int, int, int]) -> None:
+        """Draw the visuals of ``links`` (names) in ``colour`` (RGB 0..255) and every
+        other link's in its own colours (only what changes is sent)."""
+        links = set(links) & set(self._visual_colours)
+        for name in links ^ self._highlighted:
+            for handle, own in self._visual_colours[name]:
+                handle.color = colour if name in links else own
+        self._highlighted = links
 
     def bounds(self) -> Optional[np.ndarray]:
         """(2, 3) axis-aligned box (m, root link frame) around every posed link's origin

@@ -1,0 +1,117 @@
+"""``hrdf view``'s collisions in a real browser (headless chromium, software WebGL): a pose
+in self-collision names the colliding links and draws them in the collision colour
+(magenta), a pose out of collision takes it away; with "avoid collisions" on, the handle
+puts the arm at a configuration free of collision; collision objects are drawn. The arm
+is moved by the messages a drag in the browser sends (:mod:`viser_client`), every pose
+is read from the page's ``hrdf fk`` command, and the colliding pairs are checked against
+the core (:meth:`hrdf_ros.MotionPlanner.colliding_pairs`) at those positions.
+"""
+import os
+import re
+
+import numpy as np
+import pytest
+
+from browser import (checkbox, checked_browser, open_page, page_text, require_browser,
+                     settled_screenshot, view_processes, wait_text)
+from conftest import KITS_DIR
+from hebi_description import prefix_env
+from hrdf_ros import Kinematics, load
+from test_view_browser_ik import HANDLE, shown_positions, wait_positions
+from viser_client import ViserClient
+
+require_browser()
+
+ARM = os.path.join(KITS_DIR, 'A-2085-06.hrdf')
+Q0 = np.array([0.0, 1.0, 1.5, 0.0, 0.5, 0.0])
+#: the elbow folded: bracket1 and actuator6 collide (the core says so below)
+FOLDED = np.array([0.0, 1.0, 2.5, 0.0, 0.5, 0.0])
+START = ['--meshes', 'primitives', '--positions', ' '.join(map(str, Q0))]
+
+
+@pytest.fixture(scope='module')
+def browser():
+    yield from checked_browser()
+
+
+@pytest.fixture
+def view():
+    yield from view_processes(prefix_env)
+
+
+@pytest.fixture(scope='module')
+def planner():
+    from hrdf_ros.motion import MotionPlanner
+    return MotionPlanner(load(ARM))
+
+
+def magenta(browser) -> int:
+    """How many pixels of the picture are the collision colour, shaded (red and blue
+    high and alike, green low: not the handle's pink ring, not HEBI's red)."""
+    image = settled_screenshot(browser).astype(int)
+    if os.environ.get('SAVE_SHOT'):
+        from PIL import Image
+        Image.fromarray(image.astype('uint8')).save(os.environ['SAVE_SHOT'])
+    r, g, b = image[..., 0], image[..., 1], image[..., 2]
+    return int(np.count_nonzero((r > 90) & (b > 90) & (np.abs(r - b) < 0.2 * np.maximum(r, b))
+                                & (g < 0.45 * np.minimum(r, b))))
+
+
+def pairs_text(pairs):
+    return ', '.join(f'{a} - {b}' for a, b in pairs)
+
+
+def test_a_pose_in_collision_names_and_colours_the_links(browser, view, planner):
+    assert planner.colliding_pairs(Q0) == [] and planner.colliding_pairs(FOLDED)
+    process = view(ARM, *START)
+    open_page(browser, process, 6, 'Collisions')
+    wait_text(browser, r'Collisions: none', timeout=20)
+    assert magenta(browser) == 0
+    kinematics = Kinematics(load(ARM))
+    client = ViserClient(process.url)
+    try:
+        # the handle where the folded arm has its end effector: plain IK from the shown
+        # configuration folds the elbow into the arm
+        before = shown_positions(browser)
+        client.drag(HANDLE, kinematics.end_effector(FOLDED))
+        q = wait_positions(browser, before)
+        pairs = planner.colliding_pairs(q)
+        assert pairs, q
+        wait_text(browser, re.escape('Collisions: ' + pairs_text(pairs)))
+        assert magenta(browser) > 200
+        # back out of collision: the links take their colours again
+        before = shown_positions(browser)
+        client.drag(HANDLE, kinematics.end_effector(Q0))
+        q = wait_positions(browser, before)
+        assert planner.colliding_pairs(q) == []
+        wait_text(browser, r'Collisions: none')
+        assert magenta(browser) == 0
+        # avoid collisions: the same pose, reached by a configuration free of collision
+        checkbox(browser, 'avoid collisions').click()
+        before = shown_positions(browser)
+        target = kinematics.end_effector(FOLDED)
+        client.drag(HANDLE, target)
+        q = wait_positions(browser, before)
+        reached = kinematics.end_effector(q)
+        assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 1e-4
+        assert planner.colliding_pairs(q) == []
+        wait_text(browser, r'end_effector`?: reached')
+        assert 'Collisions: none' in page_text(browser)
+    finally:
+        client.close()
+
+
+def test_collision_objects_are_drawn_and_checked(browser, view, planner, tmp_path):
+    """A box where the arm's wrist is: drawn (translucent blue), and the links in it
+    named; the floor option is drawn too."""
+    wrist = Kinematics(load(ARM)).end_effector(Q0)[:3, 3]
+    objects = tmp_path / 'objects.yaml'
+    objects.write_text(f'- name: crate\n  type: box\n  dimensions: [0.12, 0.12, 0.12]\n'
+                       f'  pose: {{position: [{wrist[0]!r}, {wrist[1]!r}, {wrist[2]!r}]}}\n')
+    process = view(ARM, *START, '--collision-objects', str(objects), '--floor', '-0.05')
+    open_page(browser, process, 6, 'Collisions')
+    wait_text(browser, r'Collisions: .*crate', timeout=20)
+    image = settled_screenshot(browser).astype(int)
+    r, g, b = image[..., 0], image[..., 1], image[..., 2]
+    assert np.count_nonzero((b > r + 40) & (b > g + 20)) > 500       # the objects, blue
+    assert process.process.poll() is None
