@@ -81,7 +81,8 @@ class IkQueries:
             options = self._options(request)
             index = self.end_effector(request.link_name, request.end_effector_index)
             seed = self.state(request.seed, latest, 'seed')
-            target = self._target(request.target, seed)
+            target = self.pose(request.target.pose, request.target.header.frame_id, seed,
+                               'target')
             result = solver(target, seed, index=index, **options)
         except IkError as exc:
             response.success, response.error_code, response.message = False, exc.code, str(exc)
@@ -167,27 +168,22 @@ class IkQueries:
                 q[k] = value * self.robot.gear_ratios[k]
         return q
 
-    def _target(self, pose_stamped, seed: np.ndarray) -> np.ndarray:
-        """The (4, 4) target in the reference frame (FAILURE for a bad pose,
-        FRAME_TRANSFORM_FAILURE for a frame that is not the robot's)."""
-        p, o = pose_stamped.pose.position, pose_stamped.pose.orientation
+    def pose(self, pose, frame_id: str, q: np.ndarray, what: str) -> np.ndarray:
+        """(4, 4) of a geometry_msgs/Pose given in ``frame_id`` (empty: the reference
+        frame; else a link of the robot, taken at HEBI positions ``q``), in the reference
+        frame; ``what`` names it in errors: FAILURE for a pose that is not finite or a
+        zero quaternion, FRAME_TRANSFORM_FAILURE for a frame that is not the robot's."""
+        p, o = pose.position, pose.orientation
         values = [p.x, p.y, p.z, o.x, o.y, o.z, o.w]
         if not all(math.isfinite(v) for v in values):
-            raise IkError(SolveIk.Response.FAILURE, 'target pose must be finite')
+            raise IkError(SolveIk.Response.FAILURE, f'{what} pose must be finite')
         quaternion = np.array(values[3:])
         if not np.linalg.norm(quaternion) > 1e-9:
             raise IkError(SolveIk.Response.FAILURE,
-                          'target orientation is a zero quaternion (not a rotation)')
+                          f'{what} orientation is a zero quaternion (not a rotation)')
         target = np.eye(4)
         target[:3, :3] = quaternion_to_rotation(quaternion)
         target[:3, 3] = values[:3]
-        return self.in_reference_frame(target, pose_stamped.header.frame_id, seed)
-
-    def in_reference_frame(self, target: np.ndarray, frame_id: str,
-                           q: np.ndarray) -> np.ndarray:
-        """(4, 4) ``target`` given in ``frame_id`` (empty: the reference frame; else a link
-        of the robot, taken at HEBI positions ``q``) in the reference frame
-        (FRAME_TRANSFORM_FAILURE for a frame that is not the robot's)."""
         if not frame_id:
             return target
         frame = self.frames.get(frame_id)

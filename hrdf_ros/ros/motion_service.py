@@ -29,7 +29,6 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from hrdf_ros_interfaces.srv import PlanMotion
 
 from ..description.robot import describe
-from ..kinematics.rotations import quaternion_to_rotation
 from .ik_service import IkError, IkQueries
 from .loaded_robot import LoadedRobot
 
@@ -183,19 +182,6 @@ class MotionQueries:
                                    f'or 0 for the node\'s default; got {value}')
         return value or self.defaults.planning_time
 
-    def _pose(self, pose, header_frame: str, start: np.ndarray) -> np.ndarray:
-        """(4, 4) pose in the reference frame (FAILURE, FRAME_TRANSFORM_FAILURE)."""
-        p, o = pose.position, pose.orientation
-        values = [p.x, p.y, p.z, o.x, o.y, o.z, o.w]
-        if not all(math.isfinite(v) for v in values):
-            raise IkError(FAILURE, 'the pose must be finite')
-        if not np.linalg.norm(values[3:]) > 1e-9:
-            raise IkError(FAILURE, 'the orientation is a zero quaternion (not a rotation)')
-        target = np.eye(4)
-        target[:3, :3] = quaternion_to_rotation(np.array(values[3:]))
-        target[:3, 3] = values[:3]
-        return self.ik.in_reference_frame(target, header_frame, start)
-
     def _answer(self, response, plan):
         response.error_code = int(plan.error_code)
         response.message = plan.message
@@ -216,8 +202,8 @@ class MotionQueries:
             else:
                 index = self.ik.end_effector(request.link_name, 0)
                 goal = None
-                goal_pose = self._pose(request.goal_pose.pose,
-                                       request.goal_pose.header.frame_id, start)
+                goal_pose = self.ik.pose(request.goal_pose.pose,
+                                         request.goal_pose.header.frame_id, start, 'goal')
             planner = self.planner()
             plan = planner.plan(start, goal, pose=goal_pose, index=index,
                                 avoid_collisions=request.avoid_collisions,
@@ -242,8 +228,8 @@ class MotionQueries:
             if not (math.isfinite(request.max_step) and request.max_step >= 0.0):
                 raise IkError(FAILURE, f'max_step must be > 0 m, or 0 for 0.01 m; '
                                        f'got {request.max_step}')
-            waypoints = [self._pose(w, request.header.frame_id, start)
-                         for w in request.waypoints]
+            waypoints = [self.ik.pose(w, request.header.frame_id, start, f'waypoint {k}')
+                         for k, w in enumerate(request.waypoints)]
             planner = self.planner()
             plan = planner.cartesian_path(start, waypoints, index=index,
                                           max_step=request.max_step or 0.01,
