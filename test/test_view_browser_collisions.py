@@ -115,3 +115,51 @@ def test_collision_objects_are_drawn_and_checked(browser, view, planner, tmp_pat
     r, g, b = image[..., 0], image[..., 1], image[..., 2]
     assert np.count_nonzero((b > r + 40) & (b > g + 20)) > 500       # the objects, blue
     assert process.process.poll() is None
+
+
+def test_plan_and_go_moves_the_arm_there_and_a_goal_in_a_box_moves_nothing(browser, view,
+                                                                            tmp_path):
+    """"plan and go": released at a pose, the handle gets a planned motion from the
+    shown configuration, its duration in the panel, played until the end effector is at
+    the handle's pose (1 mm, by FK of the positions the page shows); a pose inside a box
+    says why there is no plan and the arm stays."""
+    from selenium.webdriver.common.by import By
+    kinematics = Kinematics(load(ARM))
+    goal = kinematics.end_effector(np.array([0.9, 0.7, 1.9, -0.4, 1.1, 0.3]))
+    crate = kinematics.end_effector(np.array([-0.8, 1.1, 1.6, 0.2, 0.6, 0.0]))[:3, 3]
+    objects = tmp_path / 'objects.yaml'
+    objects.write_text(f'- name: crate\n  type: box\n  dimensions: [0.2, 0.2, 0.2]\n'
+                       f'  pose: {{position: [{crate[0]!r}, {crate[1]!r}, {crate[2]!r}]}}\n')
+    process = view(ARM, *START, '--collision-objects', str(objects))
+    open_page(browser, process, 6, 'Collisions')
+    wait_text(browser, r'Collisions: none', timeout=20)
+    browser.find_element(By.XPATH, "//*[normalize-space(text())='handle']/ancestor::*"
+                                   "[.//input][1]//input").click()
+    browser.find_element(By.XPATH, "//*[@role='option'][normalize-space(.)='plan and go']"
+                         ).click()
+    client = ViserClient(process.url)
+    try:
+        before = shown_positions(browser)
+        client.drag(HANDLE, goal)
+        wait_text(browser, r'planned: [0-9.]+ s', timeout=15)
+        duration = float(re.search(r'planned: ([0-9.]+) s', page_text(browser)).group(1))
+        assert duration > 0.3
+        deadline = duration + 10.0
+        q = before
+        for _ in range(int(deadline / 0.2)):
+            q = shown_positions(browser)
+            if np.linalg.norm(kinematics.end_effector(q)[:3, 3] - goal[:3, 3]) <= 1e-3:
+                break
+            __import__('time').sleep(0.2)
+        reached = kinematics.end_effector(q)
+        assert np.linalg.norm(reached[:3, 3] - goal[:3, 3]) <= 1e-3, q
+        # a pose inside the box: no plan, the arm stays
+        inside = goal.copy()
+        inside[:3, 3] = crate
+        here = shown_positions(browser)
+        client.drag(HANDLE, inside)
+        wait_text(browser, r'no plan: .*nothing moves', timeout=15)
+        __import__('time').sleep(0.5)
+        assert np.array_equal(shown_positions(browser), here)
+    finally:
+        client.close()

@@ -28,7 +28,12 @@ import numpy as np
 from ..kinematics.ik import default_orientation
 from ..kinematics.rotations import quaternion_to_rotation, rotation_to_quaternion
 from .fk_panel import hebi_positions
+from .plan_and_go import PlanAndGo
 
+#: What a handle does, in the panel: follow by IK while dragged, or, once released, plan a
+#: motion there (``plan``) or along a straight line (``line``) and play it
+#: (:mod:`.plan_and_go`).
+MODES = {'follow': 'follow', 'plan and go': 'plan', 'straight line and go': 'line'}
 #: Objectives in the panel -> ``solve_ik``'s ``orientation``.
 OBJECTIVES = {'full pose': 'full', 'tip axis': 'tip_axis', 'position only': 'none'}
 #: Colours (0..255) of the sphere at a handle: reached, out of reach.
@@ -60,10 +65,17 @@ class IkHandles:
         self._robot: Optional[_Robot] = None
         self._pending: Dict[int, bool] = {}
         self._busy = False
+        self._go: Optional[PlanAndGo] = None
         self._visible = True
         self._planner = planner
         gui = server.gui
         with gui.add_folder('Move the end effector', order=order):
+            self._mode = gui.add_dropdown(
+                'handle', tuple(MODES), initial_value='follow',
+                hint='follow: the arm follows the handle by inverse kinematics; plan and '
+                     'go: once the handle is released, a collision-free motion there is '
+                     'planned, drawn and played; straight line and go: the same along a '
+                     'straight line of the end effector')
             self._objective = gui.add_dropdown(
                 'objective', tuple(OBJECTIVES), initial_value='full pose',
                 hint='what a handle asks of its end effector: the whole pose, the '
@@ -72,7 +84,11 @@ class IkHandles:
                 'avoid collisions', initial_value=False,
                 hint='follow only with configurations free of collision (the robot\'s '
                      'own links and the collision objects)')
+            self._plan_button = gui.add_button(
+                'plan and go', hint='plan a motion to the (first) handle, draw it and play '
+                                    'it (a straight line with "straight line and go")')
             self._status = gui.add_markdown('')
+        self._plan_button.on_click(lambda _event: self._plan_and_go(self._robot, 0))
 
     # -- (re)load --------------------------------------------------------------------
 
@@ -82,6 +98,9 @@ class IkHandles:
         with self._lock:
             old, self._robot = self._robot, None
             self._pending = {}
+            go, self._go = self._go, PlanAndGo(self._server.scene, get_values, set_values)
+        if go is not None:
+            go.remove()
         if old is not None:
             old.remove()
         robot = _Robot(self._server.scene, model, tree, kinematics, get_values, set_values,
@@ -122,16 +141,31 @@ class IkHandles:
         """The objective chosen in the panel (``solve_ik``'s ``orientation``)."""
         return OBJECTIVES[self._objective.value]
 
+    # -- drags -----------------------------------------------------------------------
+
+    def _plan_and_go(self, robot: Optional['_Robot'], k: int) -> None:
+        """Plan to handle k's pose from the shown configuration, draw and play it."""
+        go = self._go
+        if robot is None or robot is not self._robot or go is None or k >= robot.count:
+            return
+        robot.state[k] = 'planning'
+        self._status.content = robot.status()
+        robot.state[k] = go.go(self._planner(), robot.model, robot.tree, robot.target(k), k,
+                               MODES[self._mode.value] == 'line')
+        self._status.content = robot.status()
+
     def text(self) -> str:
         """The panel's state as shown (markdown)."""
         return self._status.content
-
-    # -- drags -----------------------------------------------------------------------
 
     def _on_update(self, robot: '_Robot', k: int, event) -> None:
         """A drag's start, update or end (viser's thread pool): solve for the handle's
         latest pose, folding in updates that come meanwhile."""
         robot.dragging[k] = event.phase != 'end'
+        if MODES[self._mode.value] != 'follow':
+            if event.phase == 'end':
+                self._plan_and_go(robot, k)
+            return
         if event.phase == 'start':
             return
         with self._lock:
