@@ -176,7 +176,8 @@ def test_simulators_tutorial_runs(workdir):
 #: every picture of doc/images and the script that makes it
 PICTURES = {'hrdf_view.png': 'view_screenshot.py', 'frames.png': 'frame_diagram.py',
             'architecture.png': 'architecture_diagram.py',
-            'mujoco_scene.png': 'mujoco_picture.py', 'plan_motion.png': 'plan_motion_picture.py'}
+            'mujoco_scene.png': 'mujoco_picture.py', 'plan_motion.png': 'plan_motion_picture.py',
+            'plan_view.png': 'plan_view_screenshot.py'}
 
 
 def _script(name):

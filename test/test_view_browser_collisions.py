@@ -163,3 +163,24 @@ def test_plan_and_go_moves_the_arm_there_and_a_goal_in_a_box_moves_nothing(brows
         assert np.array_equal(shown_positions(browser), here)
     finally:
         client.close()
+
+
+def test_the_plan_picture_is_made_by_its_script(tmp_path):
+    """scripts/plan_view_screenshot.py (doc/images/plan_view.png): plan and go on the kit
+    over a floor: the path drawn (green), the floor (blue), the planned duration shown."""
+    import importlib.util
+
+    from PIL import Image
+    scripts = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           'scripts')
+    spec = importlib.util.spec_from_file_location(
+        'plan_view_screenshot', os.path.join(scripts, 'plan_view_screenshot.py'))
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / 'plan.png'
+    assert script.main(['-o', str(out)]) == 0
+    assert out.stat().st_size < 150_000
+    image = np.asarray(Image.open(out).convert('RGB')).astype(int)
+    r, g, b = image[..., 0], image[..., 1], image[..., 2]
+    assert np.count_nonzero((g > r + 50) & (g > b + 20)) > 300          # the path, green
+    assert np.count_nonzero((b > r + 25) & (b > g + 5)) > 10_000        # the floor, blue
