@@ -272,3 +272,24 @@ def test_the_tutorials_service_calls_plan(node):
     assert joint['error_code'] == 1 and joint['trajectory']['points'], joint
     assert pose['error_code'] == 1 and pose['trajectory']['points'], pose
     assert ik['error_code'] == 1 and ik['success'], ik
+
+
+@pytest.mark.parametrize('content, words', [
+    (None, 'No such file'),
+    ('- name: a\n  type: cone\n', "type must be one of box, sphere, cylinder, floor"),
+    ('[1, 2', 'not YAML')])
+def test_a_bad_collision_objects_file_stops_the_node_in_one_line(tmp_path, content, words):
+    """``ros2 run hrdf_ros hrdf_ros_node`` with a ``collision_objects`` file that is
+    missing, not the schema or not YAML: exit 1, the reason with the parameter's name on
+    stderr, no traceback."""
+    from cli_helpers import run
+    path = tmp_path / 'objects.yaml'
+    if content is not None:
+        path.write_text(content)
+    arm = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'config',
+                       'x_series_arm_6dof.hrdf')
+    result = run(f'ros2 run hrdf_ros hrdf_ros_node --ros-args -p hrdf_file:={arm} '
+                 f'-p collision_objects:={path}', timeout=60)
+    assert result.code == 1, result
+    assert 'collision_objects' in result.output and words in result.output, result.output
+    assert 'Traceback' not in result.output
