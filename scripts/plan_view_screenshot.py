@@ -16,17 +16,13 @@ writes the settled page as a palette PNG. Exit code 0 when the picture was writt
 from __future__ import annotations
 
 import argparse
-import io
 import os
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from view_screenshot import FLAGS, HEBI_DESCRIPTION, KIT, REPO, ament_prefix  # noqa: E402
+from view_screenshot import (HEBI_DESCRIPTION, KIT, REPO, chromium,  # noqa: E402
+                             save_palette, served_view, settled)
 
 START = '0.6 1.2 1.8 0.3 1.2 0.0'
 GOAL = '-0.8 1.2 1.8 -0.4 1.2 0.0'
@@ -60,26 +56,15 @@ def drag(url: str, pose) -> None:
 
 def screenshot(url: str, goal, out: str, colours: int) -> None:
     """Plan and go to ``goal`` in headless chromium, then save the settled page."""
-    from PIL import Image
-    from selenium import webdriver
     from selenium.webdriver.common.by import By
+    with chromium() as driver:
+        def wait_for(text: str, seconds: float) -> None:
+            deadline = time.monotonic() + seconds
+            while text not in driver.find_element(By.TAG_NAME, 'body').text:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f'the page did not show "{text}" within {seconds} s')
+                time.sleep(0.2)
 
-    profile = tempfile.mkdtemp(prefix='hrdf_view_chromium_')
-    options = webdriver.ChromeOptions()
-    options.binary_location = '/usr/lib/chromium/chromium'
-    for flag in FLAGS + [f'--user-data-dir={profile}']:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(
-        executable_path='/usr/bin/chromedriver'))
-
-    def wait_for(text: str, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while text not in driver.find_element(By.TAG_NAME, 'body').text:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f'the page did not show "{text}" within {seconds} s')
-            time.sleep(0.2)
-
-    try:
         driver.get(url + CAMERA)
         wait_for('Collisions: none', 60)
         for button in driver.find_elements(By.CSS_SELECTOR,
@@ -91,16 +76,8 @@ def screenshot(url: str, goal, out: str, colours: int) -> None:
                             ).click()
         drag(url, goal)
         wait_for('planned:', 20)
-        deadline = time.monotonic() + 30
-        previous, shot = None, driver.get_screenshot_as_png()
-        while shot != previous and time.monotonic() < deadline:
-            time.sleep(1.0)
-            previous, shot = shot, driver.get_screenshot_as_png()
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-    image = Image.open(io.BytesIO(shot)).convert('RGB')
-    image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT).save(out, optimize=True)
+        shot = settled(driver, time.monotonic() + 30)
+    save_palette(shot, out, colours)
 
 
 def main(argv=None) -> int:
@@ -114,24 +91,13 @@ def main(argv=None) -> int:
     import numpy as np
     from hrdf_ros import Kinematics, load
     goal = Kinematics(load(KIT)).end_effector(np.array([float(v) for v in GOAL.split()]))
-    prefix = ament_prefix(args.hebi_description)
-    env = dict(os.environ, AMENT_PREFIX_PATH=os.pathsep.join(
-        [prefix] + [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]))
-    hrdf = os.path.join(os.path.dirname(sys.executable), 'hrdf')
-    view = subprocess.Popen([hrdf, 'view', KIT, '--meshes', 'package', '--port', '0',
-                             '--floor', FLOOR, '--positions', START],
-                            stdout=subprocess.PIPE, text=True, env=env)
-    try:
-        url = view.stdout.readline().strip()
-        if not url.startswith('http://'):
+    with served_view([KIT, '--floor', FLOOR, '--positions', START],
+                     args.hebi_description) as url:
+        if url is None:
             print('plan_view_screenshot: hrdf view did not start', file=sys.stderr)
             return 1
         os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
         screenshot(url, goal, args.output, args.colours)
-    finally:
-        view.send_signal(signal.SIGINT)
-        view.wait(20)
-        shutil.rmtree(prefix, ignore_errors=True)
     print(f'{args.output}: {os.path.getsize(args.output)} bytes')
     return 0
 

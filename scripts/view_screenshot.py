@@ -15,6 +15,7 @@ kB). Exit code 0 when the picture was written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import shutil
@@ -46,12 +47,11 @@ def ament_prefix(description: str) -> str:
     return prefix
 
 
-def screenshot(url: str, out: str, colours: int) -> None:
-    """Open ``url`` in headless chromium and save the settled page as a palette PNG."""
-    from PIL import Image
+@contextlib.contextmanager
+def chromium():
+    """Headless Debian chromium (software WebGL, :data:`FLAGS`) driven by selenium, with a
+    profile of its own that goes with it."""
     from selenium import webdriver
-    from selenium.webdriver.common.by import By
-
     profile = tempfile.mkdtemp(prefix='hrdf_view_chromium_')
     options = webdriver.ChromeOptions()
     options.binary_location = '/usr/lib/chromium/chromium'
@@ -60,6 +60,53 @@ def screenshot(url: str, out: str, colours: int) -> None:
     driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(
         executable_path='/usr/bin/chromedriver'))
     try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def served_view(arguments, description: str):
+    """``hrdf view ARGUMENTS --meshes package --port 0`` with HEBI's description package
+    (folder ``description``) on the ament index; yields the page's URL (None when the
+    command did not start); stopped with SIGINT at the end."""
+    prefix = ament_prefix(description)
+    env = dict(os.environ, AMENT_PREFIX_PATH=os.pathsep.join(
+        [prefix] + [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]))
+    hrdf = os.path.join(os.path.dirname(sys.executable), 'hrdf')
+    view = subprocess.Popen([hrdf, 'view', *arguments, '--meshes', 'package', '--port', '0'],
+                            stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        url = view.stdout.readline().strip()
+        yield url if url.startswith('http://') else None
+    finally:
+        view.send_signal(signal.SIGINT)
+        view.wait(20)
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+def save_palette(shot: bytes, out: str, colours: int) -> None:
+    """A PNG screenshot saved as a palette PNG of ``colours`` colours."""
+    from PIL import Image
+    image = Image.open(io.BytesIO(shot)).convert('RGB')
+    image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT).save(out, optimize=True)
+
+
+def settled(driver, deadline: float) -> bytes:
+    """A PNG screenshot once two in a row, 1 s apart, are the same (or at ``deadline``,
+    monotonic time)."""
+    previous, shot = None, driver.get_screenshot_as_png()
+    while shot != previous and time.monotonic() < deadline:
+        time.sleep(1.0)
+        previous, shot = shot, driver.get_screenshot_as_png()
+    return shot
+
+
+def screenshot(url: str, out: str, colours: int) -> None:
+    """Open ``url`` in headless chromium and save the settled page as a palette PNG."""
+    from selenium.webdriver.common.by import By
+    with chromium() as driver:
         driver.get(url + CAMERA)
         deadline = time.monotonic() + 60
         while 'End effector' not in driver.find_element(By.TAG_NAME, 'body').text:
@@ -69,16 +116,8 @@ def screenshot(url: str, out: str, colours: int) -> None:
         for button in driver.find_elements(By.CSS_SELECTOR,
                                            '.mantine-Notification-closeButton'):
             button.click()
-        previous, shot = None, driver.get_screenshot_as_png()
-        while shot != previous and time.monotonic() < deadline:
-            time.sleep(1.0)
-            previous, shot = shot, driver.get_screenshot_as_png()
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-    image = Image.open(io.BytesIO(shot)).convert('RGB')
-    image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT).save(
-        out, optimize=True)
+        shot = settled(driver, deadline)
+    save_palette(shot, out, colours)
 
 
 def main(argv=None) -> int:
@@ -92,24 +131,13 @@ def main(argv=None) -> int:
     parser.add_argument('-o', '--output',
                         default=os.path.join(REPO, 'doc', 'images', 'hrdf_view.png'))
     args = parser.parse_args(argv)
-    prefix = ament_prefix(args.hebi_description)
-    env = dict(os.environ, AMENT_PREFIX_PATH=os.pathsep.join(
-        [prefix] + [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]))
-    hrdf = os.path.join(os.path.dirname(sys.executable), 'hrdf')
-    view = subprocess.Popen([hrdf, 'view', args.hrdf, '--meshes', 'package', '--port', '0',
-                             '--positions', args.positions], stdout=subprocess.PIPE,
-                            text=True, env=env)
-    try:
-        url = view.stdout.readline().strip()
-        if not url.startswith('http://'):
+    with served_view([args.hrdf, '--positions', args.positions],
+                     args.hebi_description) as url:
+        if url is None:
             print('view_screenshot: hrdf view did not start', file=sys.stderr)
             return 1
         os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
         screenshot(url, args.output, args.colours)
-    finally:
-        view.send_signal(signal.SIGINT)
-        view.wait(20)
-        shutil.rmtree(prefix, ignore_errors=True)
     print(f'{args.output}: {os.path.getsize(args.output)} bytes')
     return 0
 
