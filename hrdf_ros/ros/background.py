@@ -65,16 +65,6 @@ class Background:
             raise value
         return value
 
-    def submit(self, function, *args) -> None:
-        """``function(*args)`` in the worker thread, its result and errors dropped (work
-        done ahead of requests, such as warming a planner up)."""
-        def work():
-            try:
-                function(*args)
-            except Exception:  # noqa: BLE001 - ahead-of-time work; requests report errors
-                pass
-        self._pool.submit(work)
-
     def shutdown(self) -> None:
         """Drop requests not started; a running one finishes in its thread."""
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -127,7 +127,10 @@ class MotionQueries:
         return list(self._objects)
 
     def planner(self):
-        """The robot's :class:`hrdf_ros.MotionPlanner`, built on first use.
+        """The robot's :class:`hrdf_ros.MotionPlanner`, built and warmed up on first use
+        (before the request's own clock starts: its planning time goes to its search).
+        Not at start: building it holds the interpreter for a second or more, which
+        would starve ``~/solve_ik`` and /tf of a node that may never plan.
 
         Raises:
             IkError: FAILURE, the motion extra is missing (its message names it).
@@ -138,20 +141,16 @@ class MotionQueries:
                                    position_limits=robot.position_limits)
             try:
                 from ..motion import MotionPlanner  # noqa: PLC0415 - the motion extra
-                self._planner = MotionPlanner(robot.model, self._objects,
-                                              description=description)
+                planner = MotionPlanner(robot.model, self._objects, description=description)
             except (ImportError, ValueError) as exc:   # the extra missing; a bad object
                 raise IkError(FAILURE, str(exc)) from None
+            self._warm_up(planner)
+            self._planner = planner
         return self._planner
 
-    def prepare(self) -> None:
-        """Build the planner and warm it up (a collision check, an IK solve, a straight
-        line), so that the first request's time goes to its own search; nothing when
-        the motion extra is missing (the requests say so)."""
-        try:
-            planner = self.planner()
-        except IkError:
-            return
+    def _warm_up(self, planner) -> None:
+        """A collision check, an IK solve and a straight line: the first call of each
+        loads or compiles what it needs."""
         zero = np.zeros(self.robot.model.dof_count)
         planner.in_collision(zero)
         if self.robot.model.frame_count('end_effector'):

@@ -173,7 +173,6 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
             self.motion_defaults = replace(self.motion_defaults, collision_objects=tuple(
                 self.motion_queries.objects))
         self.motion_queries = MotionQueries(robot, self.ik_queries, self.motion_defaults)
-        self._motion_worker.submit(self.motion_queries.prepare)   # ready for the 1st plan
         self._stamp = None
         if previous is not None:
             self._setting_description = True
