@@ -249,6 +249,9 @@ def test_two_prefixed_robots_side_by_side(ros):
                      publish_frequency=0.0)
     try:
         assert left_probe.wait_for_node() and right_probe.wait_for_node()
+        # the left probe hears /tf from both nodes before either publishes (waiting for
+        # its own node only, the right node's first /tf could come before discovery)
+        assert left_probe.spin_until(lambda: left_probe.count_publishers('/tf') >= 2, 10.0)
         q_left, q_right = np.full(6, 0.2), np.linspace(-1, 1, 6)
         s1 = left_probe.publish_positions(NAMES, q_left)
         s2 = right_probe.publish_positions(NAMES, q_right)
