@@ -46,7 +46,6 @@ class PlanAndGo:
         self._stop = threading.Event()
         self._player: Optional[threading.Thread] = None
         self._path = None
-        self.playing = False
 
     def go(self, planner, model, tree, target: np.ndarray, index: int,
            cartesian: bool) -> str:
@@ -77,7 +76,6 @@ class PlanAndGo:
         self._path = self._scene.add_spline_catmull_rom(
             PATH, points, color=PATH_COLOUR, thickness=PATH_THICKNESS)
         self._stop.clear()
-        self.playing = True
         self._player = threading.Thread(target=self._play, args=(times, played, names),
                                         name='hrdf_view_play', daemon=True)
         self._player.start()
@@ -87,14 +85,11 @@ class PlanAndGo:
 
     def _play(self, times, played, names) -> None:
         began = time.monotonic()
-        try:
-            for t, values in zip(times, played):
-                delay = began + t - time.monotonic()
-                if delay > 0 and self._stop.wait(delay):
-                    return
-                self._set(dict(zip(names, (float(v) for v in values))))
-        finally:
-            self.playing = False
+        for t, values in zip(times, played):
+            delay = began + t - time.monotonic()
+            if delay > 0 and self._stop.wait(delay):
+                return
+            self._set(dict(zip(names, (float(v) for v in values))))
 
     def stop(self) -> None:
         """Stop the playing trajectory (the arm stays where it is)."""
