@@ -15,7 +15,8 @@ ENV_INPUTS := scripts/setup_env.sh scripts/venv_install.sh scripts/interfaces_bu
               $(shell find interfaces -type f 2>/dev/null) \
               $(wildcard setup.py setup.cfg pyproject.toml package.xml) \
               $(wildcard */__init__.py) $(shell find resource -type f 2>/dev/null) \
-              launch config $(wildcard ../shared/ros2-extra/install.sh)
+              launch config $(wildcard ../shared/ros2-extra/install.sh) \
+              $(shell find ../shared/ros2-extra/interfaces/control_msgs -type f 2>/dev/null)
 # (launch and config as directories: a file added or removed there changes the
 # directory's time and re-runs the script, which links it into .venv/share/hrdf_ros;
 # edits of existing files need nothing, the links point at them.)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Print the interface packages under a directory in build order.
+"""Print the interface packages under one or more directories in build order.
 
-Every immediate subdirectory holding a package.xml is a package. The manifests
+A directory holding a package.xml is a package; so is every immediate subdirectory of
+one that holds a package.xml. The manifests
 are parsed and validated with catkin_pkg. Packages are ordered so that each one
 comes after the local packages it depends on; among packages that are ready at
 the same time, tf2_msgs goes first and the rest follow alphabetically.
@@ -18,16 +19,19 @@ FIRST = 'tf2_msgs'
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write('usage: interfaces_build_order.py <interfaces dir>\n')
+    if len(argv) < 2:
+        sys.stderr.write('usage: interfaces_build_order.py <dir> [<dir> ...]\n')
         return 2
-    root = Path(argv[1])
+    manifests = []
+    for root in map(Path, argv[1:]):
+        own = root / 'package.xml'
+        manifests += [own] if own.is_file() else sorted(root.glob('*/package.xml'))
     packages = {}
-    for manifest in sorted(root.glob('*/package.xml')):
+    for manifest in manifests:
         pkg = parse_package(str(manifest))
         pkg.validate()
         if pkg.name in packages:
-            sys.stderr.write('duplicate package name %s in %s\n' % (pkg.name, root))
+            sys.stderr.write('duplicate package name %s in %s\n' % (pkg.name, manifest.parent))
             return 1
         deps = {d.name for d in (pkg.build_depends + pkg.buildtool_depends
                                  + pkg.build_export_depends + pkg.exec_depends)}

@@ -4,8 +4,10 @@
 #   1. host tools: cmake, a C/C++ compiler and make (apt-get if missing)
 #   2. .venv at the repository root (CPython 3.11, the only ABI of the ROS wheels)
 #   3. pinned ROS 2 wheels + project/test dependencies (scripts/requirements-*.txt)
-#   4. every ament_cmake package under interfaces/, in dependency order, built with
-#      plain cmake and installed into the venv prefix (no env vars needed at run time)
+#   4. every ament_cmake package under interfaces/, and control_msgs from
+#      ../shared/ros2-extra/interfaces (not on PyPI; built there, never copied in), in
+#      dependency order, built with plain cmake and installed into the venv prefix (no
+#      env vars needed at run time)
 #   5. the real `ros2` CLI, launch and launch_ros from ../shared/ros2-extra (when that
 #      folder exists: its install.sh, see its README)
 #   6. `pip install -e .[view]` of the project itself (the view extra: hrdf view)
@@ -177,8 +179,15 @@ build_interface() {
     fi
 }
 
-iface_order="$("$VPY" "$SCRIPTS/interfaces_build_order.py" "$ROOT/interfaces")" \
-    || die "cannot order the packages under interfaces/ (invalid package.xml or dependency cycle?)"
+# Packages from elsewhere (control_msgs: the FollowJointTrajectory action that the node's
+# ~/move_to sends to the arm's joint_trajectory_controller) are built, like the stand-ins,
+# only where the environment does not already provide them (a full ROS 2 install).
+OUTSIDE_IFACES=()
+CONTROL_MSGS="$ROOT/../shared/ros2-extra/interfaces/control_msgs"
+[[ -f "$CONTROL_MSGS/package.xml" ]] && OUTSIDE_IFACES+=("$(cd "$CONTROL_MSGS" && pwd)")
+iface_order="$("$VPY" "$SCRIPTS/interfaces_build_order.py" "$ROOT/interfaces" \
+                   ${OUTSIDE_IFACES[@]+"${OUTSIDE_IFACES[@]}"})" \
+    || die "cannot order the interface packages (invalid package.xml or dependency cycle?)"
 iface_lines=()
 [[ -n "$iface_order" ]] && mapfile -t iface_lines <<< "$iface_order"
 if [[ ${#iface_lines[@]} -eq 0 ]]; then
@@ -194,8 +203,12 @@ for line in "${iface_lines[@]}"; do
     fi
 
     # A package carrying COLCON_IGNORE is a stand-in for a package that a full
-    # ROS 2 install provides (e.g. tf2_msgs): build it only if it is absent.
-    if [[ "${HRDF_FORCE_INTERFACES:-0}" != 1 && -e "$dir/COLCON_IGNORE" && ! -f "$stamp" ]] \
+    # ROS 2 install provides (e.g. tf2_msgs), and one from outside interfaces/ is such a
+    # package itself (control_msgs): build it only if it is absent.
+    outside=0
+    [[ "$dir" != "$ROOT/interfaces/"* ]] && outside=1
+    if [[ "${HRDF_FORCE_INTERFACES:-0}" != 1 && ( -e "$dir/COLCON_IGNORE" || $outside == 1 ) \
+          && ! -f "$stamp" ]] \
         && (cd / && "$VPY" -c "import $name.msg" >/dev/null 2>&1); then
         log "$name: already provided by the environment, not building it"
         continue

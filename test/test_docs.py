@@ -136,7 +136,9 @@ def test_plan_motion_tutorial_runs(workdir):
     for line in commands:
         _run_hrdf(line, workdir)
     assert os.path.getsize(os.path.join(workdir, 'plan.png')) > 10000
-    [code] = _blocks(page, 'python')
+    # the first: MotionPlanner; the second, ~/move_to's client, runs in test_ros_move_to.py
+    code, move_to = _blocks(page, 'python')
+    assert 'MoveTo' in move_to
     _run_python(code, workdir)
 
 

@@ -121,6 +121,14 @@ def test_services_are_created_as_the_table_says(node):
     assert ours == {service.name: service.srv_type for service in SERVICES}
 
 
+def test_the_move_to_action_is_offered_as_the_reference_says(node):
+    from hrdf_ros_interfaces.action import MoveTo
+    text = open(os.path.join(REPO, 'doc', 'reference', 'node.md'), encoding='utf-8').read()
+    assert '| `~/move_to` | {ref}`hrdf_ros_interfaces/action/MoveTo' in text
+    assert node.move_to is not None and node.move_to.server._action_type is MoveTo
+    assert node.move_to.client._action_name == node.get_parameter('trajectory_action').value
+
+
 def test_the_default_params_file_keeps_the_tables_defaults():
     """config/hrdf_ros.yaml (the launch files' params_file) names only parameters of the
     table, each at the table's default: the file shows where to set them, it changes

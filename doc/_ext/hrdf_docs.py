@@ -216,10 +216,11 @@ def services_markdown() -> List[str]:
 
 
 def interface_files(root: Optional[str] = None) -> List[str]:
-    """The interface files, messages then services, each sorted by name."""
+    """The interface files, messages, services then actions, each sorted by name."""
     folder = os.path.join(root or _repository_root(), 'interfaces', INTERFACE_PACKAGE)
     return (sorted(glob.glob(os.path.join(folder, 'msg', '*.msg')))
-            + sorted(glob.glob(os.path.join(folder, 'srv', '*.srv'))))
+            + sorted(glob.glob(os.path.join(folder, 'srv', '*.srv')))
+            + sorted(glob.glob(os.path.join(folder, 'action', '*.action'))))
 
 
 def interfaces_markdown(root: Optional[str] = None) -> List[str]:

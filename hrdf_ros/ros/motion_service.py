@@ -37,19 +37,23 @@ MAX_PLANNING_TIME = 5.0
 #: shape_msgs/SolidPrimitive type -> the schema's type.
 PRIMITIVES = {1: 'box', 2: 'sphere', 3: 'cylinder'}
 FAILURE = PlanMotion.Response.FAILURE
+#: MoveIt's INVALID_GOAL_CONSTRAINTS (hrdf_ros_interfaces/action/MoveTo).
+INVALID_GOAL_CONSTRAINTS = -16
 
 
 @dataclass(frozen=True)
 class MotionDefaults:
     """The node's motion parameters: scaling factors in (0, 1] for a request's 0
     (MoveIt's default_velocity_scaling_factor / default_acceleration_scaling_factor),
-    planning time in s for a request's 0, and the collision objects the node starts with
-    (the schema's mappings, from the ``collision_objects`` file)."""
+    planning time in s for a request's 0, the collision objects the node starts with
+    (the schema's mappings, from the ``collision_objects`` file) and the arm
+    controller's FollowJointTrajectory action that ``~/move_to`` uses."""
 
     velocity_scaling: float = 0.1
     acceleration_scaling: float = 0.1
     planning_time: float = 1.0
     collision_objects: tuple = ()
+    trajectory_action: str = 'arm_controller/follow_joint_trajectory'
 
 
 def duration_of(seconds: float) -> Duration:
@@ -188,25 +192,45 @@ class MotionQueries:
         response.trajectory = trajectory_message(plan.trajectory if plan.success else None)
         return response
 
+    def plan_request(self, request, start: np.ndarray, cartesian: bool = False):
+        """``(plan, index)``: the :class:`hrdf_ros.motion.MotionPlan` of a PlanMotion
+        request (or a MoveTo goal) from HEBI positions ``start``, and the end effector it
+        moves. ``cartesian``: the end effector on the line to ``goal_pose`` (MoveIt's
+        Cartesian path, 1 cm steps).
+
+        Raises:
+            IkError: the request's codes (states, link, frame, pose, scaling;
+                INVALID_GOAL_CONSTRAINTS for a Cartesian motion to a joint goal).
+            ValueError: the planner's own checks (limits, lengths).
+        """
+        options = self._scaling(request)
+        planning_time = self._planning_time(request)
+        if request.goal_state.name or request.goal_state.position:
+            if cartesian:
+                raise IkError(INVALID_GOAL_CONSTRAINTS, 'a Cartesian motion needs a goal_pose; '
+                                                        'goal_state is a joint goal')
+            goal = self.ik.state(request.goal_state, start, 'goal_state')
+            goal_pose, index = None, 0
+        else:
+            index = self.ik.end_effector(request.link_name, 0)
+            goal = None
+            goal_pose = self.ik.pose(request.goal_pose.pose,
+                                     request.goal_pose.header.frame_id, start, 'goal')
+        planner = self.planner()
+        if cartesian:
+            return planner.cartesian_path(start, [goal_pose], index=index,
+                                          avoid_collisions=request.avoid_collisions,
+                                          **options), index
+        return planner.plan(start, goal, pose=goal_pose, index=index,
+                            avoid_collisions=request.avoid_collisions,
+                            planning_time=planning_time, **options), index
+
     def plan_motion(self, request, response, latest: Optional[np.ndarray]):
         """Fill a PlanMotion response; ``latest``: the last joint_states (HEBI), or None."""
         response.planning_time = 0.0
         try:
             start = self.ik.state(request.start_state, latest, 'start_state')
-            options = self._scaling(request)
-            planning_time = self._planning_time(request)
-            if request.goal_state.name or request.goal_state.position:
-                goal = self.ik.state(request.goal_state, start, 'goal_state')
-                goal_pose, index = None, 0
-            else:
-                index = self.ik.end_effector(request.link_name, 0)
-                goal = None
-                goal_pose = self.ik.pose(request.goal_pose.pose,
-                                         request.goal_pose.header.frame_id, start, 'goal')
-            planner = self.planner()
-            plan = planner.plan(start, goal, pose=goal_pose, index=index,
-                                avoid_collisions=request.avoid_collisions,
-                                planning_time=planning_time, **options)
+            plan, _ = self.plan_request(request, start)
         except IkError as exc:
             response.error_code, response.message = exc.code, str(exc)
             return response

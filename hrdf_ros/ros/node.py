@@ -47,6 +47,7 @@ from ..kinematics import backend
 from .background import Background, SpinSlices
 from .ik_service import IkQueries
 from .motion_service import MotionQueries
+from .move_to import MoveToAction, available
 from .joint_input import JointInput
 from .loaded_robot import LoadedRobot, LoadError, load_robot
 from .model_loading import ModelLoader
@@ -139,6 +140,10 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
             post_callback=self._on_time_jump)
         for service in SERVICES:
             self.create_service(service.srv_type, service.name, getattr(self, service.handler))
+        missing = available()
+        if missing:
+            self.get_logger().warning(missing)
+        self.move_to = None if missing else MoveToAction(self, params.motion.trajectory_action)
         if params.republish_frequency > 0.0:
             self.create_timer(1.0 / params.republish_frequency, self._on_timer)
         self.create_timer(SUMMARY_PERIOD_S, self._log_rejected_summary)
@@ -148,6 +153,8 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
         self.loader.shutdown()
         self._ik_worker.shutdown()
         self._motion_worker.shutdown()
+        if self.move_to is not None:
+            self.move_to.destroy()
         return super().destroy_node()
 
     # -- model switching ---------------------------------------------------------------

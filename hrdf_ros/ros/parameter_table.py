@@ -208,6 +208,12 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'when a request gives no `planning_time` (a request may ask for up to 5 s).',
         value_range=(1e-3, 5.0)),
     ParameterSpec(
+        'trajectory_action', 'arm_controller/follow_joint_trajectory', 'The arm\'s '
+        'joint_trajectory_controller action (control_msgs/action/FollowJointTrajectory) '
+        'that `~/move_to` sends its motions to, resolved in the node\'s namespace as '
+        'MoveIt resolves a controller\'s: the default is the controller `hrdf moveit` '
+        'packages (and their `--hebi-config` bringup) run for the planning group `arm`.'),
+    ParameterSpec(
         'strict', False, 'Spec deviations hebi-py accepts (a negative joint axis, ...; '
         '`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in `~/load_hrdf` and '
         '`~/validate_hrdf`; by default they are logged warnings.'),

@@ -245,4 +245,5 @@ def _motion(node: Node, access: Optional[FileAccess]) -> MotionDefaults:
             raise StartupError(f'collision_objects: {exc}') from None
     return MotionDefaults(float(declare(node, 'default_velocity_scaling_factor')),
                           float(declare(node, 'default_acceleration_scaling_factor')),
-                          float(declare(node, 'default_planning_time')), objects)
+                          float(declare(node, 'default_planning_time')), objects,
+                          str(declare(node, 'trajectory_action')))
