@@ -108,7 +108,7 @@ def test_node_reference_shows_every_parameter_topic_and_service(built):
 def test_interfaces_reference_shows_every_file_verbatim(built):
     hrdf_docs = _docs_extension()
     files = hrdf_docs.interface_files()
-    assert len(files) == 12       # HrdfDiagnostic, ten services and the MoveTo action
+    assert len(files) == 13       # HrdfDiagnostic, eleven services and the MoveTo action
     markup = (built / 'reference' / 'interfaces.html').read_text(encoding='utf-8')
     page = html.unescape(re.sub(r'<[^>]+>', '', markup))
     for path in files:

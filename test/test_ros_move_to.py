@@ -226,8 +226,16 @@ def test_goals_that_cannot_be_planned_never_reach_the_controller(probe, client, 
         assert not result.sent and sent == 0 and result.message
 
 
-def test_the_tutorials_client_moves_the_arm(client, arm):
-    """doc/tutorials/plan_motion.md's ~/move_to example, run as written."""
+def test_the_tutorials_client_moves_the_arm(probe, client, arm):
+    """doc/tutorials/plan_motion.md's ~/move_to example, run as written, from the state its
+    other examples start at (START; the arm is moved there first)."""
+    from hrdf_ros_interfaces.action import MoveTo
+    back = MoveTo.Goal(avoid_collisions=True, max_velocity_scaling_factor=1.0,
+                       max_acceleration_scaling_factor=1.0)
+    back.goal_state.name = [f'J{k + 1}' for k in range(7)]
+    back.goal_state.position = [float(v) for v in START]
+    result, _, _ = _moved_to(probe, client, back, arm)
+    assert result.error_code == 1, result.message
     text = open(os.path.join(HERE, '..', 'doc', 'tutorials', 'plan_motion.md'),
                 encoding='utf-8').read()
     [code] = [b for b in re.findall(r'^```python\n(.*?)^```', text, re.M | re.S)
@@ -237,7 +245,8 @@ def test_the_tutorials_client_moves_the_arm(client, arm):
                             timeout=120)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith('PLANNING') and any(x.startswith('EXECUTING') for x in lines)
+    assert lines[0].startswith('PLANNING') and any(x.startswith('EXECUTING') for x in lines), \
+        result.stdout
     assert lines[-1].split()[0] == '1', lines[-1]
     assert arm.count('goal succeeded') == before + 1
 

@@ -77,7 +77,7 @@ class MotionPlanner:
     """Plans collision-free, timed motions of a robot (module docstring)."""
 
     def __init__(self, model: RobotModel, collision_objects: Sequence = (),
-                 joint_limits=None, *, description=None):
+                 joint_limits=None, *, description=None, kinematics: Optional[str] = None):
         """Build the planning scene (the robot's collision geometry and the SRDF's
         disabled pairs: computed once per robot and process, a fraction of a second).
 
@@ -92,13 +92,15 @@ class MotionPlanner:
                 ``hrdf_ros.description.robot.RobotDescription``), when it is
                 not the default of ``hrdf urdf`` (joints J1, J2, ..., HEBI's limits):
                 a node's, built with its joint names and limits.
+            kinematics: the path of its :class:`~hrdf_ros.kinematics.Kinematics`
+                (``'auto'``, ``'numpy'``, ``'numba'``; None: the process default).
 
         Raises:
             ImportError: the motion extra is missing (one message naming it).
             ValueError: a collision object or a limit is wrong.
         """
         self.model = model
-        self.kinematics = Kinematics(model)
+        self.kinematics = Kinematics(model, kinematics)
         self.description = description or describe(model, 'robot')
         self.semantics = semantics(self.description)
         self.scene = PlanningScene(self.description, self.semantics,

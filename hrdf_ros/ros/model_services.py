@@ -41,6 +41,7 @@ def model_status(robot: LoadedRobot, response):
     response.output_frames = counts['output']
     response.com_frames = counts['com']
     response.end_effector_frames = counts['end_effector']
+    response.end_effector_links = list(robot.tree.end_effector_links)
     response.total_mass = model.total_mass
     response.warnings = [diagnostic_msg(w) for w in model.warnings]
     return response

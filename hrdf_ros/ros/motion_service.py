@@ -1,7 +1,7 @@
 """Request handling of the node's motion services: ``~/plan_motion``
 (hrdf_ros_interfaces/srv/PlanMotion), ``~/plan_cartesian_path`` (PlanCartesianPath),
-``~/set_collision_objects`` (SetCollisionObjects) and ``~/solve_ik`` with
-``avoid_collisions``.
+``~/set_collision_objects`` (SetCollisionObjects), ``~/check_state_validity``
+(GetStateValidity) and ``~/solve_ik`` with ``avoid_collisions``.
 
 In: requests, the running :class:`~hrdf_ros.ros.loaded_robot.LoadedRobot` (its names, its
 frames), the latest joint_states as HEBI positions (or None) and the node's motion
@@ -145,7 +145,12 @@ class MotionQueries:
                                    position_limits=robot.position_limits)
             try:
                 from ..motion import MotionPlanner  # noqa: PLC0415 - the motion extra
-                planner = MotionPlanner(robot.model, self._objects, description=description)
+                # the compiled path where installed, whatever the node's kinematics
+                # parameter: collision-free IK restarts within a pose goal's 0.1 s (30 us
+                # a step on the numpy path, 1 us compiled; a 7-DoF kit's pose behind the
+                # base was missed on numpy); built here, off the node's start
+                planner = MotionPlanner(robot.model, self._objects, description=description,
+                                        kinematics='auto')
             except (ImportError, ValueError) as exc:   # the extra missing; a bad object
                 raise IkError(FAILURE, str(exc)) from None
             self._warm_up(planner)
@@ -285,6 +290,24 @@ class MotionQueries:
             return response
         self._objects = objects
         response.success, response.count, response.message = True, len(objects), ''
+        return response
+
+    def state_validity(self, request, response, latest: Optional[np.ndarray]):
+        """Fill a GetStateValidity response: the pairs in collision at the request's
+        state (URDF link names, or a collision object's name)."""
+        response.valid = False
+        try:
+            q = self.ik.state(request.robot_state, latest, 'robot_state')
+            pairs = self.planner().colliding_pairs(q)
+        except IkError as exc:
+            response.error_code, response.message = exc.code, str(exc)
+            return response
+        except ValueError as exc:
+            response.error_code, response.message = FAILURE, str(exc)
+            return response
+        response.error_code, response.valid = 1, not pairs
+        response.link_a = [a for a, _ in pairs]
+        response.link_b = [b for _, b in pairs]
         return response
 
     def solve_ik(self, request, response, latest: Optional[np.ndarray]):

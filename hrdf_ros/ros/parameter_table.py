@@ -183,7 +183,9 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'services (TF has its own): `numpy`, `numba` '
         '(compiled kernels of the extra `hrdf_ros[fast]`; importing numba adds about 0.4 s '
         'to the start) or `auto` (numba when installed); `HRDF_ROS_KINEMATICS` overrides '
-        'it (`hrdf_ros.kinematics.backend`). The path is logged.', choices=CHOICES),
+        'it (`hrdf_ros.kinematics.backend`). The path is logged. The planning services '
+        '(and `~/solve_ik` with `avoid_collisions`) use `auto`: their planner is built '
+        'on the first request, and its IK restarts need the speed.', choices=CHOICES),
     ParameterSpec(
         'ik_timeout', 0.05, 's: how long `~/solve_ik` searches when a request gives no '
         'timeout (a request may ask for up to 1 s). The numpy path takes about 30 us per '

@@ -72,6 +72,11 @@ class ServiceCallbacks:
             self.executor, self.motion_queries.plan_cartesian_path, request, response,
             self._latest())
 
+    async def _on_check_state_validity(self, request, response):
+        return await self._motion_worker.run(
+            self.executor, self.motion_queries.state_validity, request, response,
+            self._latest())
+
     async def _on_set_collision_objects(self, request, response):
         return await self._motion_worker.run(
             self.executor, self.motion_queries.set_collision_objects, request, response)

@@ -19,7 +19,8 @@ import numpy as np
 from geometry_msgs.msg import PoseStamped
 
 from hrdf_ros_interfaces.srv import (GetForwardKinematics, GetGravityEfforts, GetJacobian,
-                                     GetModelStatus, LoadHrdf, PlanCartesianPath, PlanMotion,
+                                     GetModelStatus, GetStateValidity, LoadHrdf,
+                                     PlanCartesianPath, PlanMotion,
                                      SetCollisionObjects, SolveIk, ValidateHrdf)
 
 from ..kinematics import FRAME_TYPES, HEBI_GRAVITY, Kinematics
@@ -73,6 +74,9 @@ SERVICES = (
     Service('~/plan_cartesian_path', PlanCartesianPath, '_on_plan_cartesian_path',
             'The end effector along straight lines through poses, as MoveIt\'s '
             '`GetCartesianPath` (`fraction` < 1 for a part), timed as `~/plan_motion`.'),
+    Service('~/check_state_validity', GetStateValidity, '_on_check_state_validity',
+            'The pairs of links (or a link and a collision object) in collision at a '
+            'state, as MoveIt\'s `/check_state_validity` (the `motion` extra).'),
     Service('~/set_collision_objects', SetCollisionObjects, '_on_set_collision_objects',
             'Replace the collision objects the planning services avoid (boxes, spheres, '
             'cylinders as `shape_msgs/SolidPrimitive`, floors).'),

@@ -18,8 +18,10 @@ theirs, stamped with the time of publishing).
 
 The page: the robot, a "Show" folder (robot, TF frames as axes), a "Link poses (TF)"
 folder (each link's pose in the fixed frame as drawn: xyz m, rpy rad, 9 decimals), the
-sliders with ``gui``, and what is missing (no robot_description yet, links without a
-transform, a URDF that cannot be drawn: the last good robot stays).
+sliders with ``gui``, what is missing (no robot_description yet, links without a
+transform, a URDF that cannot be drawn: the last good robot stays), and with
+``planning_node`` a "Plan a motion" folder: the links in collision drawn, a handle on the
+end effector and "plan and go" (:mod:`.web_motion`, through that node's services).
 
 Exit codes: 0 after SIGINT/SIGTERM (further signals ignored while stopping), 1 when it
 cannot start (the view extra missing, the address taken by something else).
@@ -87,6 +89,12 @@ WEB_VIEW_PARAMETERS = (
     ParameterSpec('gui', False, 'Sliders publishing `joint_states`.', 'start'),
     ParameterSpec('rate', 10.0, "As joint_state_publisher's: Hz of those `joint_states`.",
                   'start'),
+    ParameterSpec('planning_node', 'hrdf_ros_node', 'The hrdf_ros_node whose services the '
+                  '"Plan a motion" folder uses (`hrdf_ros.ros.web_motion`): links in '
+                  'collision drawn (`~/check_state_validity`), and "plan and go" to a handle '
+                  '(with `gui`: `~/plan_motion`, played on the sliders; without: `~/move_to`, '
+                  'run on the arm\'s controller); resolved in the node\'s namespace. Empty: '
+                  'no such folder.', 'start'),
 )
 _WEB_VIEW_SPECS = {spec.name: spec for spec in WEB_VIEW_PARAMETERS}
 
@@ -116,6 +124,7 @@ class WebView(Node):
             self.gui = parameter('gui')
             rate = parameter('rate')
             directories = [d for d in parameter('allowed_directories') or [] if d]
+            planning_node = parameter('planning_node')
         self.access = FileAccess.of(directories or mesh_directories())
         self._lock = threading.RLock()
         self.server = start_server(host, port, label=f'ROS: {self.get_fully_qualified_name()}')
@@ -146,6 +155,10 @@ class WebView(Node):
         if self.gui:
             self._joint_states = self.create_publisher(JointState, 'joint_states', 10)
             self.create_timer(1.0 / max(rate, 1e-3), self._publish_joint_states)
+        self.motion = None
+        if planning_node:
+            from .web_motion import WebMotion
+            self.motion = WebMotion(self, planning_node)
         self.get_logger().info(f'web view at {self.url} (robot_description, TF'
                                + (', sliders -> joint_states)' if self.gui else ')'))
 
@@ -185,6 +198,17 @@ class WebView(Node):
             self.server.gui, scene.joints, values=kept, order=1.0,
             on_change=lambda values: self._on_sliders(values, generation))
         self._values = self.sliders.values()
+
+    def slider_values(self) -> Dict[str, float]:
+        """The sliders' URDF joint values by name (empty without ``gui``)."""
+        with self._lock:
+            return dict(self._values)
+
+    def set_slider_values(self, values: Dict[str, float]) -> None:
+        """Move the named sliders (any thread); they publish at the next ``rate`` tick."""
+        with self._lock:
+            if self.sliders is not None:
+                self.sliders.set_values(values)
 
     def _on_sliders(self, values: Dict[str, float], generation: int) -> None:
         with self._lock:
@@ -246,6 +270,8 @@ class WebView(Node):
                 status += (f'\n\n**No transform to {fixed} yet** for: '
                            + ', '.join(self.frame_prefix + m for m in missing))
             self._status.content = status
+            if self.motion is not None:
+                self.motion.tf_moved()
             if not missing and not self._framed:
                 from ..view.server import frame_camera
                 frame_camera(self.server, self.scene.bounds())
@@ -279,6 +305,8 @@ class WebView(Node):
     def shut_down(self) -> None:
         """Stop the page's server (its threads end on their own)."""
         from ..view.server import stop_server
+        if self.motion is not None:
+            self.motion.shut_down()
         stop_server(self.server)
 
 
