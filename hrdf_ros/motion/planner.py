@@ -92,15 +92,13 @@ class MotionPlanner:
                 ``hrdf_ros.description.robot.RobotDescription``), when it is
                 not the default of ``hrdf urdf`` (joints J1, J2, ..., HEBI's limits):
                 a node's, built with its joint names and limits.
-            kinematics: the path of its :class:`~hrdf_ros.kinematics.Kinematics`
-                (``'auto'``, ``'numpy'``, ``'numba'``; None: the process default).
+            kinematics: its Kinematics path (``'auto'``, ``'numpy'``, ``'numba'``; None: default).
 
         Raises:
             ImportError: the motion extra is missing (one message naming it).
             ValueError: a collision object or a limit is wrong.
         """
-        self.model = model
-        self.kinematics = Kinematics(model, kinematics)
+        self.model, self.kinematics = model, Kinematics(model, kinematics)
         self.description = description or describe(model, 'robot')
         self.semantics = semantics(self.description)
         self.scene = PlanningScene(self.description, self.semantics,
