@@ -128,11 +128,13 @@ def _moved_to(probe, action, goal, arm):
 
 
 def _end_effector_settles(probe, target, tolerance=0.002, timeout=3.0):
-    """The largest distance of /tf's end effector from ``target`` once it settled."""
+    """The distance of /tf's end effector from ``target`` at the end: once it came within
+    ``tolerance`` (or ``timeout`` s passed), 0.5 s later."""
     def close():
         return np.linalg.norm(probe.lookup('base_link', 'end_effector')[:3, 3]
                               - target[:3, 3]) <= tolerance
     probe.spin_until(close, timeout)
+    probe.spin_until(lambda: False, 0.5)
     return np.linalg.norm(probe.lookup('base_link', 'end_effector')[:3, 3] - target[:3, 3])
 
 
@@ -296,3 +298,42 @@ def test_the_server_rejects_what_the_controller_would(probe, arm):
 def arm_positions(probe):
     from ros_helpers import node_positions
     return node_positions(probe)
+
+
+def test_the_web_views_plan_and_go_runs_on_the_controller(probe, client, arm, model):
+    """hrdf_ros_web_view without sliders, beside the node and the simulated arm: "plan and
+    go" to its handle goes through ~/move_to, and the arm (by the node's /tf) ends at the
+    handle's pose within 2 mm."""
+    import browser as chromium_helpers
+    chromium_helpers.require_browser()
+    from browser import checked_browser, click_button, page_text, wait_text
+    from hrdf_ros import Kinematics
+    from viser_client import ViserClient
+    target = Kinematics(model).end_effector(np.array(GOAL))
+    before = arm.count('goal succeeded')
+    web = subprocess.Popen([sys.executable, '-m', 'hrdf_ros.ros.web_view', '--ros-args',
+                            '-p', 'port:=0'], stdout=subprocess.PIPE, text=True)
+    driver_fixture = checked_browser()
+    driver = next(driver_fixture)
+    try:
+        url = web.stdout.readline().strip()
+        assert url.startswith('http://127.0.0.1:'), url
+        driver.get(url)
+        wait_text(driver, r'Collisions: none', 60)
+        viser = ViserClient(url)
+        try:
+            viser.drag('/motion_handle', target)
+            time.sleep(0.3)
+            click_button(driver, 'plan and go')
+            wait_text(driver, r'planned and run: [0-9.]+ s', 60)
+        finally:
+            viser.close()
+        assert arm.count('goal succeeded') == before + 1, page_text(driver)
+        error = _end_effector_settles(probe, target)
+        print(f'web view plan and go on the controller: {error * 1000:.3f} mm from the handle')
+        assert error <= 0.002
+    finally:
+        web.terminate()
+        web.wait(timeout=20)
+        for _ in driver_fixture:
+            pass
