@@ -153,7 +153,7 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
         self.loader.shutdown()
         self._ik_worker.shutdown()
         self._motion_worker.shutdown()
-        if self.move_to is not None:
+        if getattr(self, 'move_to', None) is not None:    # None: failed before it
             self.move_to.destroy()
         return super().destroy_node()
 
