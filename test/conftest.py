@@ -69,6 +69,23 @@ def pytest_configure(config):
         'KDL, urdfdom and SDFormat (installed by make test-consumers)')
 
 
+#: The longest modules (s of a CI run, 2 workers), run first: xdist's --dist loadfile hands
+#: modules out in collection order, and one of these started last kept one worker busy
+#: alone for a minute at the end.
+LONG_MODULES = ('test_view_browser', 'test_moveit_package', 'test_consumers_sdf',
+                'test_same_bytes', 'test_ros_cli_file_access', 'test_consumers_urdf',
+                'test_ros_cli_hrdf_launch', 'test_collision_matrix', 'test_consumers_mjcf',
+                'test_hebi_visuals')
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The modules of :data:`LONG_MODULES` first, in that order; the others as collected
+    (the same order on every worker, as xdist requires)."""
+    rank = {name: k for k, name in enumerate(LONG_MODULES)}
+    items.sort(key=lambda item: rank.get(item.module.__name__ if item.module else '',
+                                         len(rank)))
+
+
 #: consumer -> largest pose error vs hebi-py, gathered from every xdist worker
 _WORST = {}
 

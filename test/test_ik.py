@@ -132,8 +132,10 @@ def test_success_is_exactly_within_the_tolerances(path):
     kinematics = Kinematics(load(BUNDLED_ARM), path)
     q, targets = random_targets(kinematics, 40, seed=2)
     targets[::5, :3, 3] *= 3.0                         # some out of reach
-    for tolerances, cap in (((1e-5, 1e-5), 10_000), ((1e-3, 1e-2), 10_000),
-                            ((1e-9, 1e-9), 10_000), ((1e-5, 1e-5), 3)):
+    # caps, not timeouts (the same answers on a loaded machine); 1500 steps: reachable
+    # targets are solved in tens, the unreachable ones use them all
+    for tolerances, cap in (((1e-5, 1e-5), 1500), ((1e-3, 1e-2), 1500),
+                            ((1e-9, 1e-9), 1500), ((1e-5, 1e-5), 3)):
         result = kinematics.solve_ik(targets, position_tolerance=tolerances[0],
                                      orientation_tolerance=tolerances[1], timeout=None,
                                      max_iterations=cap)

@@ -49,6 +49,16 @@ def _values(browser):
     return np.array([float(s.get_attribute('aria-valuenow')) for s in sliders(browser)])
 
 
+def _poll(check, timeout=10.0):
+    """``check()`` came true within ``timeout`` s (the picture follows the panel's text)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
 def _end_effector(browser):
     return drawn_poses(browser)['end_effector']
 
@@ -71,10 +81,10 @@ def test_collisions_and_plan_and_go_in_the_ros_web_view(ros2_daemon, workdir, br
         slider(browser, 'J3').send_keys(Keys.END)
         shown = 'Collisions: ' + ', '.join(f'{a} - {b}' for a, b in pairs)
         wait_text(browser, re.escape(shown), 15)
-        assert magenta(browser) > 200
+        assert _poll(lambda: magenta(browser) > 200)
         click_button(browser, 'zero')
         wait_text(browser, r'Collisions: none', 15)
-        assert magenta(browser) == 0
+        assert _poll(lambda: magenta(browser) == 0)
 
         # plan and go to the handle
         goal = kinematics.end_effector(GOAL)

@@ -2,9 +2,10 @@
 "Numbers in files").
 
 Every output of ``hrdf urdf``, ``sdf``, ``mjcf`` and ``moveit`` (HEBI's meshes where found
-and ``--meshes primitives``) of every kit, the bundled arm and every real HEBI file
-hrdf_ros loads is written in subprocesses that differ in what can change a double's last
-bits or a file's text:
+and ``--meshes primitives``; the self-collision matrix from 1000 random states, not the
+default 10 000: output_files.SAMPLES) of every kit, the bundled arm and every real HEBI
+file hrdf_ros loads is written in subprocesses that differ in what can change a double's
+last bits or a file's text:
 
 * OpenBLAS's kernel (``OPENBLAS_CORETYPE``): Prescott (SSE3, no fused multiply-add),
   Haswell (AVX2 with FMA; AMD's Zen runs the same double-precision kernels: OpenBLAS's
