@@ -105,6 +105,14 @@ def objects_of_request(request) -> List[dict]:
     return objects
 
 
+def _failed(response, exc: Exception):
+    """``response`` answering ``exc``: an IkError's code, FAILURE for a ValueError (the
+    planner's own checks: limits, lengths), and its message."""
+    response.error_code = exc.code if isinstance(exc, IkError) else FAILURE
+    response.message = str(exc)
+    return response
+
+
 class MotionQueries:
     """Answers the motion requests for one robot (module docstring). Not thread-safe:
     the node calls it from its one motion worker.
@@ -236,12 +244,8 @@ class MotionQueries:
         try:
             start = self.ik.state(request.start_state, latest, 'start_state')
             plan, _ = self.plan_request(request, start)
-        except IkError as exc:
-            response.error_code, response.message = exc.code, str(exc)
-            return response
-        except ValueError as exc:      # the planner's own checks (limits, lengths)
-            response.error_code, response.message = FAILURE, str(exc)
-            return response
+        except (IkError, ValueError) as exc:   # the request's codes; the planner's checks
+            return _failed(response, exc)
         return self._answer(response, plan)
 
     def plan_cartesian_path(self, request, response, latest: Optional[np.ndarray]):
@@ -263,12 +267,8 @@ class MotionQueries:
                                           max_step=request.max_step or 0.01,
                                           avoid_collisions=request.avoid_collisions,
                                           **options)
-        except IkError as exc:
-            response.error_code, response.message = exc.code, str(exc)
-            return response
-        except ValueError as exc:
-            response.error_code, response.message = FAILURE, str(exc)
-            return response
+        except (IkError, ValueError) as exc:   # the request's codes; the planner's checks
+            return _failed(response, exc)
         response.fraction = float(plan.fraction)
         return self._answer(response, plan)
 
@@ -282,10 +282,7 @@ class MotionQueries:
             else:
                 from ..motion.objects import collision_objects  # noqa: PLC0415
                 collision_objects(objects)                      # checked now, used later
-        except ValueError as exc:
-            response.success, response.message = False, str(exc)
-            return response
-        except ImportError as exc:
+        except (ValueError, ImportError) as exc:   # a bad object; the extra missing
             response.success, response.message = False, str(exc)
             return response
         self._objects = objects
@@ -299,12 +296,8 @@ class MotionQueries:
         try:
             q = self.ik.state(request.robot_state, latest, 'robot_state')
             pairs = self.planner().colliding_pairs(q)
-        except IkError as exc:
-            response.error_code, response.message = exc.code, str(exc)
-            return response
-        except ValueError as exc:
-            response.error_code, response.message = FAILURE, str(exc)
-            return response
+        except (IkError, ValueError) as exc:   # the request's codes; the planner's checks
+            return _failed(response, exc)
         response.error_code, response.valid = 1, not pairs
         response.link_a = [a for a, _ in pairs]
         response.link_b = [b for _, b in pairs]

@@ -63,6 +63,18 @@ def _call(client, request, timeout: float = CALL_TIMEOUT):
     return future.result()
 
 
+def _in_thread(work, stop: threading.Event) -> None:
+    """``work()`` in a thread of its own; an exception once ``stop`` is set (the node's
+    clients destroyed under it) ends it quietly."""
+    def run():
+        try:
+            work()
+        except Exception:  # noqa: BLE001 - stopping: the node's clients went away
+            if not stop.is_set():
+                raise
+    threading.Thread(target=run, daemon=True, name='web_motion').start()
+
+
 def _pose_message(pose, matrix: np.ndarray) -> None:
     x, y, z, w = rotation_to_quaternion(matrix[:3, :3])
     pose.position.x, pose.position.y, pose.position.z = (float(v) for v in matrix[:3, 3])
@@ -112,19 +124,16 @@ class WebMotion:
             self._go = gui.add_button('plan and go')
             self._reset = gui.add_button('handle to the end effector')
             self._result = gui.add_markdown('')
-        self._go.on_click(lambda _e: self._start(self._plan_and_go))
-        self._reset.on_click(lambda _e: self._start(self.place_handle))
-        threading.Thread(target=self._find_end_effector, daemon=True,
-                         name='web_motion_status').start()
+        self._go.on_click(lambda _e: _in_thread(self._plan_and_go, self._stop))
+        self._reset.on_click(lambda _e: _in_thread(self.place_handle, self._stop))
+        _in_thread(self._find_end_effector, self._stop)
 
     # -- the handle ----------------------------------------------------------------------
 
-    def _start(self, work) -> None:
-        threading.Thread(target=work, daemon=True, name='web_motion').start()
-
     def _find_end_effector(self) -> None:
         """Ask the planning node for its end-effector links (until it answers), then put
-        the handle there."""
+        the handle there. Ends quietly when the view stops (its client destroyed under it:
+        rclpy's InvalidHandle: :func:`_in_thread`)."""
         while self.end_effector is None and not self._stop.is_set():
             answer = _call(self._status_client, GetModelStatus.Request(), 5.0)
             if answer is not None and answer.end_effector_links:

@@ -302,6 +302,12 @@ class WebView(Node):
             if self.scene is not None:
                 self.scene.visible = self._show_robot.value
 
+    def destroy_node(self):
+        """Stop the motion folder's threads first (they use the node's clients)."""
+        if getattr(self, 'motion', None) is not None:
+            self.motion.shut_down()
+        return super().destroy_node()
+
     def shut_down(self) -> None:
         """Stop the page's server (its threads end on their own)."""
         from ..view.server import stop_server
