@@ -17,8 +17,8 @@ import time
 import numpy as np
 import pytest
 
-from browser import (checked_browser, click_button, page_text, require_browser, slider,
-                     sliders, wait_text)
+from browser import (camera_query, checked_browser, click_button, page_text,
+                     require_browser, slider, sliders, wait_text)
 from cli_helpers import KIT, VIEW_WEB, Background, require_ros2_cli, run, service_call
 from conftest import KITS_DIR
 from hrdf_ros import Kinematics, load
@@ -49,7 +49,7 @@ def _values(browser):
     return np.array([float(s.get_attribute('aria-valuenow')) for s in sliders(browser)])
 
 
-def _poll(check, timeout=10.0):
+def _poll(check, timeout=20.0):
     """``check()`` came true within ``timeout`` s (the picture follows the panel's text)."""
     deadline = time.monotonic() + timeout
     while not check():
@@ -74,17 +74,17 @@ def test_collisions_and_plan_and_go_in_the_ros_web_view(ros2_daemon, workdir, br
     try:
         launch.wait_for(r'robot "A-2085-06" from ')
         url = launch.wait_for(URL).group(1)
-        browser.get(url)
+        browser.get(url + camera_query())
         wait_text(browser, r'Collisions: none', 60)
         assert magenta(browser) == 0
         # J3 to its end: the arm folds into itself
         slider(browser, 'J3').send_keys(Keys.END)
         shown = 'Collisions: ' + ', '.join(f'{a} - {b}' for a, b in pairs)
         wait_text(browser, re.escape(shown), 15)
-        assert _poll(lambda: magenta(browser) > 200)
+        assert _poll(lambda: magenta(browser) > 200), (magenta(browser), page_text(browser))
         click_button(browser, 'zero')
         wait_text(browser, r'Collisions: none', 15)
-        assert _poll(lambda: magenta(browser) == 0)
+        assert _poll(lambda: magenta(browser) == 0), (magenta(browser), page_text(browser))
 
         # plan and go to the handle
         goal = kinematics.end_effector(GOAL)

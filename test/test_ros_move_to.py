@@ -187,16 +187,21 @@ def test_a_cartesian_goal_follows_the_line(probe, client, arm, model):
 def test_cancelling_stops_the_arm(probe, client, arm, model):
     from hrdf_ros import Kinematics
     from hrdf_ros_interfaces.action import MoveTo
-    target = Kinematics(model).end_effector(np.array(START))
+    kinematics = Kinematics(model)
+    target = kinematics.end_effector(np.array(START))
+    here = probe.lookup('base_link', 'end_effector')
+    if np.linalg.norm(here[:3, 3] - target[:3, 3]) < 0.1:      # far from where the arm is
+        target = kinematics.end_effector(np.array(GOAL))
     goal = _pose_goal(target)
-    goal.max_velocity_scaling_factor = goal.max_acceleration_scaling_factor = 0.1
+    # slow (several seconds): the cancel comes long before the end, even on a loaded machine
+    goal.max_velocity_scaling_factor = goal.max_acceleration_scaling_factor = 0.05
     progress = []
     handle, result = _send(probe, client, goal, lambda m: progress.append(m.feedback.progress))
-    assert probe.spin_until(lambda: progress and progress[-1] > 0.3, 30.0)
+    assert probe.spin_until(lambda: progress and progress[-1] > 0.2, 60.0)
     cancelled = handle.cancel_goal_async()
     assert probe.spin_until(result.done, 10.0)
     answer = result.result().result
-    assert answer.error_code == MoveTo.Result.PREEMPTED, answer.message
+    assert answer.error_code == MoveTo.Result.PREEMPTED, (progress[-5:], answer.message)
     assert arm.count('goal cancelled') >= 1
     assert cancelled.done()
     # stopped: the end effector stays put, away from the goal
