@@ -126,7 +126,7 @@ def test_the_move_to_action_is_offered_as_the_reference_says(node):
     text = open(os.path.join(REPO, 'doc', 'reference', 'node.md'), encoding='utf-8').read()
     assert '| `~/move_to` | {ref}`hrdf_ros_interfaces/action/MoveTo' in text
     assert node.move_to is not None and node.move_to.server._action_type is MoveTo
-    assert node.move_to.client._action_name == node.get_parameter('trajectory_action').value
+    assert node.move_to.action_name == node.get_parameter('trajectory_action').value
 
 
 def test_the_default_params_file_keeps_the_tables_defaults():

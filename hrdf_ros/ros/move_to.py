@@ -66,7 +66,7 @@ class MoveToAction:
 
     def __init__(self, node, action_name: str):
         from control_msgs.action import FollowJointTrajectory  # noqa: PLC0415
-        self.node = node
+        self.node, self.action_name = node, action_name
         self._follow = FollowJointTrajectory
         self.client = ActionClient(node, FollowJointTrajectory, action_name)
         self.server = ActionServer(node, MoveTo, '~/move_to', execute_callback=self._execute,
@@ -172,7 +172,7 @@ class MoveToAction:
                 return self._finish(
                     handle, R.PREEMPTED if handle.is_cancel_requested
                     else R.COMMUNICATION_FAILURE,
-                    f'no FollowJointTrajectory server on {self.client._action_name} '
+                    f'no FollowJointTrajectory server on {self.action_name} '
                     f'(the trajectory_action parameter) within {SERVER_WAIT:g} s', result)
             await self._sleep(FEEDBACK_PERIOD)
             waited += FEEDBACK_PERIOD
