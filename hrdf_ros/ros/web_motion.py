@@ -28,6 +28,7 @@ import time
 from typing import List, Optional
 
 import numpy as np
+from geometry_msgs.msg import Pose
 from sensor_msgs.msg import JointState
 
 from hrdf_ros_interfaces.srv import (GetModelStatus, GetStateValidity, PlanCartesianPath,
@@ -240,8 +241,9 @@ class WebMotion:
         if self._motion.value == MOTIONS[1]:
             request = PlanCartesianPath.Request(start_state=start, link_name=self.end_effector)
             request.header.frame_id = frame
-            request.waypoints = [PlanMotion.Request().goal_pose.pose]
-            _pose_message(request.waypoints[0], target)
+            waypoint = Pose()
+            _pose_message(waypoint, target)
+            request.waypoints = [waypoint]
             self._scaled(request)
             answer = _call(self._line, request)
         else:
