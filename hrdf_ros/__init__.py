@@ -5,7 +5,8 @@ The package is the pipeline, each layer importing only those before it:
 ``hrdf/`` (read HRDF) -> ``model`` (the resolved robot) -> ``kinematics/`` (frames,
 Jacobians, IK, mass properties) -> ``parts/`` and ``description/`` (HEBI's parts, the
 robot every output sees) -> ``motion/`` (collision checks, planning, trajectories: the
-motion extra) and ``export/`` (URDF, xacro, SDFormat, MJCF, MoveIt 2) -> ``ros/`` (the
+motion extra), ``reach/`` (reach and payload maps) and ``export/`` (URDF, xacro,
+SDFormat, MJCF, MoveIt 2) -> ``ros/`` (the
 node and its services; the only layer that imports rclpy). ``cli`` and ``demo`` sit on top.
 ``model`` is plain data that imports nothing of the package; ``hrdf/`` builds it.
 
@@ -33,6 +34,7 @@ _PUBLIC = {
     'validate_text': '.hrdf.validation',
     'FRAME_TYPES': '.kinematics', 'Kinematics': '.kinematics',
     'MassProperties': '.kinematics', 'MotionPlanner': '.motion',
+    'reach_map': '.reach', 'ReachMap': '.reach',
     'Element': '.model', 'RobotModel': '.model',
 }
 

@@ -35,6 +35,8 @@ LAYERS = [
      'inertials, shapes, semantics'),
     ('motion', 'motion/', 'planning scene, collision-free IK, joint\nand Cartesian '
      'motions, timed trajectories'),
+    ('reach', 'reach/', 'where an arm reaches, in which tool\ndirections, and the '
+     'payload it holds there'),
     ('export', 'export/', 'the writers: URDF, xacro, SDFormat, MJCF,\nros2_control, '
      'MoveIt package'),
     ('view', 'view/', 'the robot in the browser: sliders,\nframes, live reload'),
@@ -81,7 +83,7 @@ def outside_imports() -> dict:
 
 
 #: One fill per layer, lowest first.
-COLOURS = ['#f1efe9', '#fde4e1', '#fbd3cd', '#f6e3c8', '#efe9d2', '#f3e6d8', '#e9e4f3',
+COLOURS = ['#f1efe9', '#fde4e1', '#fbd3cd', '#f6e3c8', '#efe9d2', '#f3e6d8', '#e6f0e8', '#e9e4f3',
            '#dbe8f4', '#e3efdf', '#e8eef0']
 
 

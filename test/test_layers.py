@@ -21,8 +21,8 @@ import hrdf_ros
 from conftest import BUNDLED_ARM as BUNDLED, REPO
 
 PACKAGE = os.path.join(REPO, 'hrdf_ros')
-LAYERS = ['model', 'hrdf', 'kinematics', 'parts', 'description', 'motion', 'export', 'view', 'ros',
-          'top']
+LAYERS = ['model', 'hrdf', 'kinematics', 'parts', 'description', 'motion', 'reach', 'export',
+          'view', 'ros', 'top']
 #: Top-level modules/packages that need ROS 2 (rclpy or generated interfaces).
 ROS_MODULES = {'rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'geometry_msgs',
                'tf2_msgs', 'builtin_interfaces', 'hrdf_ros_interfaces', 'launch',
@@ -39,8 +39,9 @@ MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 250
 
 PUBLIC_API = {'Diagnostic', 'Element', 'FRAME_TYPES', 'HrdfError', 'Kinematics',
-              'MassProperties', 'MotionPlanner', 'RobotModel', 'ValidationReport', 'load', 'loads', 'to_mjcf',
-              'to_urdf', 'to_xacro', 'validate_file', 'validate_text'}
+              'MassProperties', 'MotionPlanner', 'ReachMap', 'RobotModel', 'ValidationReport',
+              'load', 'loads', 'reach_map', 'to_mjcf', 'to_urdf', 'to_xacro', 'validate_file',
+              'validate_text'}
 
 
 def _modules():
@@ -55,8 +56,8 @@ def _layer(relative: str) -> str:
     first = relative.split(os.sep)[0]
     if first in ('model.py', 'cache_dir.py', 'reproducible.py', 'numbers.py'):
         return 'model'
-    if first in ('hrdf', 'kinematics', 'parts', 'description', 'motion', 'export', 'view',
-                 'ros'):
+    if first in ('hrdf', 'kinematics', 'parts', 'description', 'motion', 'reach', 'export',
+                 'view', 'ros'):
         return first
     return 'top'
 

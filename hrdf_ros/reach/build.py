@@ -1,0 +1,308 @@
+"""Build a reach and payload map: :func:`reach_map`.
+
+In: a :class:`~hrdf_ros.model.RobotModel`, a voxel edge (m), a number of tool directions,
+an end effector, joint and effort limits. Out: a :class:`~hrdf_ros.reach.result.ReachMap`.
+
+The method, after REACH (ROS-Industrial) and Reuleaux:
+
+1. **Where to look.** ``samples`` random configurations within the limits (numpy's
+   PCG64, seed 0: the same map every run) give end-effector positions; the lattice
+   points ``k * voxel`` of the cells they fall in, and of those cells' 26 neighbours,
+   are the centres (scikit-robot samples the same way, then stops there).
+2. **Position.** Position-only IK at every centre, seeded with a sample from the
+   centre's cell where one fell there, batched; then, as long as it finds more, a
+   neighbour pass: each centre not yet reached that has a newly reached face neighbour
+   is solved again from that neighbour's solution.
+3. **Directions.** At every reached centre, IK with the ``'tip_axis'`` objective (the
+   end effector's z axis along the direction, roll free) for every direction, seeded
+   with the centre's position-only solution; then neighbour passes as in 2, per
+   direction: the map is smooth where the arm is, and a pair the first try missed is
+   found from its neighbour's solution (REACH's neighbour pass).
+4. **Best configuration.** Of each centre's solved directions, the solution with the
+   largest payload (:mod:`~hrdf_ros.reach.payload`); the position-only solution where
+   none is solved. Its manipulability and payload are the map's.
+
+Every IK call is one batch on the Kinematics' path (``threads`` on the compiled one),
+capped at ``max_iterations`` Levenberg-Marquardt steps per target (restarts included),
+never a timeout: the same map on a fast and on a busy machine.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Optional
+
+import numpy as np
+
+from ..description.limits import DEFAULT_PRISMATIC_LIMIT
+from ..kinematics import Kinematics
+from ..kinematics.gravity import HEBI_GRAVITY
+from ..kinematics.ik_request import joint_limit_array
+from ..model import RobotModel
+from .lattice import Lattice, cells_of, fibonacci_sphere, reach_cells, tool_rotations
+from .payload import payload as payload_of
+from .payload import rated_efforts
+from .result import ReachMap
+
+#: Random configurations that find where the end effector goes (step 1).
+DEFAULT_SAMPLES = 100_000
+#: Levenberg-Marquardt steps per IK target, restarts included: a seeded solve that
+#: converges takes 4-10 (measured on A-2099-07); the rest of the cap goes to restarts.
+DEFAULT_MAX_ITERATIONS = 100
+#: Tolerances of every solve: the defaults of ``solve_ik`` (m, rad).
+TOLERANCE = 1e-5
+#: Solutions per batch of payload and Jacobian evaluations (bounds the memory).
+CHUNK = 65_536
+
+
+def _check_positive(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
+            or not math.isfinite(value) or value <= 0:
+        raise ValueError(f'{name} must be a finite number > 0, got {value!r}')
+    return float(value)
+
+
+def search_limits(model: RobotModel, joint_limits) -> np.ndarray:
+    """(dof, 2) the limits the map samples and solves within: the given ones; a free
+    revolute joint, a turn about 0 (its IK stays free: any 2 pi equivalent); a free
+    prismatic joint, +-:data:`~hrdf_ros.description.limits.DEFAULT_PRISMATIC_LIMIT` (the
+    URDF's limits)."""
+    limits = joint_limit_array(joint_limits, model.joint_names())
+    for k, index in enumerate(model.dof_elements):
+        element = model.elements[index]
+        prismatic = element.motion.startswith('t')
+        for side, sign in ((0, -1.0), (1, 1.0)):
+            if not np.isfinite(limits[k, side]) and prismatic:
+                limits[k, side] = sign * DEFAULT_PRISMATIC_LIMIT
+    return limits
+
+
+def _sample_box(model: RobotModel, limits: np.ndarray) -> np.ndarray:
+    """(dof, 2) the range samples are drawn from: the limits; a turn for a free revolute
+    joint (pi / |motion scale| either side of 0, or beside its one bound)."""
+    box = limits.copy()
+    for k, index in enumerate(model.dof_elements):
+        turn = 2.0 * math.pi / abs(model.elements[index].motion_scale)
+        low, high = box[k]
+        if not np.isfinite(low) and not np.isfinite(high):
+            box[k] = (-0.5 * turn, 0.5 * turn)
+        elif not np.isfinite(low):
+            box[k, 0] = high - turn
+        elif not np.isfinite(high):
+            box[k, 1] = low + turn
+    return box
+
+
+class _Builder:
+    """The state of one map's construction (see the module docstring)."""
+
+    def __init__(self, kinematics: Kinematics, index: int, limits: np.ndarray, threads: int,
+                 max_iterations: int, progress: Optional[Callable[[int, int], None]]):
+        self.kin, self.index, self.limits = kinematics, index, limits
+        self.threads, self.max_iterations, self.progress = threads, max_iterations, progress
+        self.done = 0
+        self.total = 0
+
+    def solve(self, positions: np.ndarray, rotations: Optional[np.ndarray],
+              seeds: np.ndarray):
+        """Batch IK to ``positions`` (n, 3) (``rotations`` (n, 3, 3) with the tip-axis
+        objective, None for position only) from ``seeds`` (n, dof)."""
+        n = len(positions)
+        if n == 0:
+            return np.empty((0, self.kin.dof_count)), np.zeros(0, bool)
+        targets = np.zeros((n, 4, 4))
+        targets[:, 3, 3] = 1.0
+        targets[:, :3, 3] = positions
+        targets[:, :3, :3] = np.eye(3) if rotations is None else rotations
+        result = self.kin.solve_ik(
+            targets, seeds, index=self.index,
+            orientation='none' if rotations is None else 'tip_axis',
+            joint_limits=self.limits, position_tolerance=TOLERANCE,
+            orientation_tolerance=TOLERANCE, timeout=None,
+            max_iterations=self.max_iterations, threads=self.threads)
+        self.done += n
+        if self.progress is not None:
+            self.progress(self.done, max(self.total, self.done))
+        return result.positions, np.asarray(result.success, dtype=bool)
+
+    def spread(self, neighbours: np.ndarray, solutions: np.ndarray, success: np.ndarray,
+               targets: Callable[[np.ndarray], tuple]) -> None:
+        """Neighbour passes over a (M, ...) grid of solves, in place: a cell not solved
+        with a face neighbour solved in the last pass is solved again from that
+        neighbour's solution, until a pass solves nothing new. ``solutions`` (M, K, dof)
+        and ``success`` (M, K) hold K solves per cell (K directions, or 1);
+        ``targets(rows, columns)`` gives the positions and rotations of those solves."""
+        fresh = success.copy()
+        while fresh.any():
+            # per face: cells whose neighbour on that face was solved in the last pass
+            seed_from = np.full(success.shape, -1, dtype=np.int64)
+            for face in range(neighbours.shape[1]):
+                other = neighbours[:, face]
+                has = other >= 0
+                ok = np.zeros(success.shape, bool)
+                ok[has] = fresh[other[has]]
+                take = ok & ~success & (seed_from < 0)
+                seed_from[take] = np.broadcast_to(other[:, None], success.shape)[take]
+            rows, columns = np.nonzero(seed_from >= 0)
+            if not len(rows):
+                return
+            positions, rotations = targets(rows, columns)
+            found, ok = self.solve(positions, rotations,
+                                   solutions[seed_from[rows, columns], columns])
+            fresh = np.zeros_like(success)
+            fresh[rows[ok], columns[ok]] = True
+            success[rows[ok], columns[ok]] = True
+            solutions[rows[ok], columns[ok]] = found[ok]
+
+
+def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
+              index: int = 0, joint_limits=None, threads: int = 1, effort_limits=None,
+              samples: int = DEFAULT_SAMPLES, max_iterations: int = DEFAULT_MAX_ITERATIONS,
+              kinematics: Optional[str] = 'auto',
+              progress: Optional[Callable[[int, int], None]] = None) -> ReachMap:
+    """Where an end effector reaches, in which tool directions, and the payload it holds
+    there (see the module docstring for the method, :class:`ReachMap` for the fields).
+
+    Args:
+        model: the robot.
+        voxel: m, the lattice spacing (> 0).
+        directions: number of tool directions (a Fibonacci sphere).
+        index: the end effector.
+        joint_limits: position limits as :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`
+            takes them ((dof, 2) or ``{joint: (lower, upper)}``); free joints as
+            :func:`search_limits` says.
+        threads: threads of the batched IK and evaluations (compiled path).
+        effort_limits: (dof,) N m (N), or ``{joint: effort}``; default the actuators'
+            rated efforts (:func:`~hrdf_ros.reach.payload.rated_efforts`). ``hrdf reach
+            --hebi-config`` passes them lowered by the config's gains.
+        samples: random configurations that find the workspace (step 1).
+        max_iterations: Levenberg-Marquardt steps per IK target.
+        kinematics: the evaluation path (``'auto'``: compiled where installed).
+        progress: called as ``progress(solves done, solves planned)`` after each batch.
+
+    Returns:
+        the :class:`~hrdf_ros.reach.result.ReachMap`.
+
+    Raises:
+        ValueError: a bad voxel, count, limit or effort limit. IndexError: no such end
+            effector.
+    """
+    voxel = _check_positive('voxel', voxel)
+    directions_array = fibonacci_sphere(directions)
+    for name, value in (('samples', samples), ('max_iterations', max_iterations),
+                        ('threads', threads)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f'{name} must be an integer >= 1, got {value!r}')
+    kin = Kinematics(model, kinematics=kinematics)
+    chain = kin.end_effector_joints(index)
+    names = tuple(model.joint_names())
+    limits = search_limits(model, joint_limits)
+    efforts = _efforts(model, names, effort_limits)
+    builder = _Builder(kin, index, limits, threads, int(max_iterations), progress)
+
+    # 1. where to look
+    box = _sample_box(model, limits)
+    rng = np.random.default_rng(0)
+    q = np.repeat(np.clip(0.0, box[:, 0], box[:, 1])[None], samples, axis=0)
+    q[:, chain] = rng.uniform(box[chain, 0], box[chain, 1], (samples, len(chain)))
+    seen = kin.end_effector(q, index, threads=threads)[:, :3, 3]
+    lattice = Lattice(reach_cells(seen, voxel))
+    centers = lattice.cells * voxel
+    m, n = len(centers), len(directions_array)
+    builder.total = m * (1 + n)
+
+    # 2. position only
+    seeds = np.repeat(q[:1], m, axis=0)
+    rows = lattice.rows(cells_of(seen, voxel))
+    seeds[rows[::-1]] = q[::-1]                # the first sample that fell in each cell
+    position_solutions, reachable = builder.solve(centers, None, seeds)
+    position_solutions = position_solutions[:, None, :].copy()
+    reachable = reachable[:, None].copy()
+    builder.spread(lattice.neighbours, position_solutions, reachable,
+                   lambda r, c: (centers[r], None))
+    reachable = reachable[:, 0]
+    position_solutions = position_solutions[:, 0]
+
+    # 3. directions
+    builder.total = builder.done + int(reachable.sum()) * n
+    rotations = tool_rotations(directions_array)
+    solutions = np.repeat(position_solutions[:, None, :], n, axis=1)
+    solved = np.zeros((m, n), bool)
+    rows = np.nonzero(reachable)[0]
+    pairs_rows = np.repeat(rows, n)
+    pairs_columns = np.tile(np.arange(n), len(rows))
+    found, ok = builder.solve(centers[pairs_rows], rotations[pairs_columns],
+                              position_solutions[pairs_rows])
+    solutions[pairs_rows, pairs_columns] = found
+    solved[pairs_rows, pairs_columns] = ok
+    builder.spread(lattice.neighbours, solutions, solved,
+                   lambda r, c: (centers[r], rotations[c]))
+
+    # 4. best configuration
+    positions = np.full((m, kin.dof_count), np.nan)
+    positions[reachable] = position_solutions[reachable]
+    rows, columns = np.nonzero(solved)
+    if len(rows):
+        mass, _ = _payloads(kin, index, solutions[rows, columns], efforts, threads)
+        ranked = np.lexsort((columns, -mass, rows))       # per row: heaviest, then first
+        first = np.ones(len(ranked), bool)
+        first[1:] = rows[ranked][1:] != rows[ranked][:-1]
+        best = ranked[first]
+        positions[rows[best]] = solutions[rows[best], columns[best]]
+    manipulability = np.full(m, np.nan)
+    payload = np.full(m, np.nan)
+    binding = np.full(m, -1, dtype=np.int64)
+    if reachable.any():
+        at = positions[reachable]
+        payload[reachable], binding[reachable] = _payloads(kin, index, at, efforts, threads)
+        manipulability[reachable] = _manipulability(kin, index, at, chain, threads)
+    return ReachMap(voxel=voxel, directions=directions_array, centers=centers,
+                    reachable=reachable, solved=solved, reachability=solved.mean(axis=1),
+                    positions=positions, manipulability=manipulability, payload=payload,
+                    binding_joint=binding, joint_names=names, effort_limits=efforts,
+                    end_effector=int(index))
+
+
+def _efforts(model: RobotModel, names, effort_limits) -> np.ndarray:
+    """(dof,) effort limits: the rated ones, with the given ones over them."""
+    efforts = rated_efforts(model)
+    if effort_limits is None:
+        return efforts
+    if isinstance(effort_limits, dict):
+        position = {name: k for k, name in enumerate(names)}
+        for name, value in effort_limits.items():
+            if name not in position:
+                raise ValueError(f"effort limit for unknown joint '{name}' (joints: "
+                                 f"{', '.join(names)})")
+            efforts[position[name]] = _check_positive(f'the effort limit of {name}', value)
+        return efforts
+    given = np.asarray(effort_limits, dtype=float)
+    if given.shape != efforts.shape or not np.all(np.isfinite(given)) or np.any(given <= 0):
+        raise ValueError(f'effort_limits must be {len(names)} finite numbers > 0 (one per '
+                         f'joint) or map joint names to them; got {effort_limits!r}')
+    return given.copy()
+
+
+def _payloads(kin: Kinematics, index: int, q: np.ndarray, efforts: np.ndarray,
+              threads: int):
+    """Payload (kg) and binding joint at each row of ``q``, in chunks."""
+    mass = np.empty(len(q))
+    binding = np.empty(len(q), dtype=np.int64)
+    for start in range(0, len(q), CHUNK):
+        part = np.ascontiguousarray(q[start:start + CHUNK])
+        gravity = kin.gravity_efforts(part, HEBI_GRAVITY, threads=threads)
+        jacobian = kin.end_effector_jacobian(part, index, threads=threads)
+        mass[start:start + CHUNK], binding[start:start + CHUNK] = payload_of(
+            gravity, jacobian[:, :3, :], efforts, HEBI_GRAVITY)
+    return mass, binding
+
+
+def _manipulability(kin: Kinematics, index: int, q: np.ndarray, chain: np.ndarray,
+                    threads: int) -> np.ndarray:
+    """Yoshikawa's measure at each row of ``q`` over the chain's columns."""
+    jacobian = kin.end_effector_jacobian(np.ascontiguousarray(q), index,
+                                         threads=threads)[:, :, chain]
+    if jacobian.shape[2] >= 6:
+        gram = jacobian @ np.swapaxes(jacobian, 1, 2)
+    else:
+        gram = np.swapaxes(jacobian, 1, 2) @ jacobian
+    return np.sqrt(np.maximum(np.linalg.det(gram), 0.0))
