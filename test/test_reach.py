@@ -8,10 +8,8 @@ directions (the 5 cm maps of the issue run in ``make bench``: a minute of CI eac
   agree on >= 98 %, and hebi-py's z axis of those answers is along the direction;
 * complete: of the centres the end effector passes within an eighth of a voxel of in
   200 000 random configurations, >= 99 % are reachable; of the (centre, direction)
-  pairs such a sample's z axis is within 5 degrees of, >= 95 % are solved on the 7-DoF
-  kit; on the 6-DoF kits, of the pairs IK solves from that very sample (pairs shown to
-  be solvable), >= 99 % are solved (see test_complete for why the 5-degree share is
-  lower there);
+  pairs such a sample's z axis is within 5 degrees of, >= 95 % are solved, and of the
+  pairs IK solves from that very sample (pairs shown to be solvable), >= 99 %;
 * payload: hebi-py's gravity efforts plus payload g J_v^T z with hebi-py's end-effector
   Jacobian reach hebi-py's max_efforts on the binding joint and exceed none; 1 g more
   exceeds one; manipulability from hebi-py's Jacobian.
@@ -125,12 +123,14 @@ def test_solved_pairs_solve_again_alone(kit):
 
 
 def test_complete_against_fk_sampling(kit):
-    """FK sampling, scikit-robot's way. On the 6-DoF kits the end effector's z axis is
-    set by five joints (the sixth turns the tool about it): the pairs (position, axis)
-    form a 5-D set with folds, where random samples gather (the density of a map's
-    image grows where its Jacobian vanishes), so a pair 5 degrees and 12 mm from a
-    sample there is often just outside (IK from the sample itself stalls mm away). The
-    raw share is printed; the test asks 99 % of the pairs IK solves from the sample."""
+    """FK sampling, scikit-robot's way. The 5-degree share misses pairs that are not
+    solvable: on the 6-DoF kits the end effector's z axis is set by five joints (the
+    sixth turns the tool about it), the pairs (position, axis) form a 5-D set with
+    folds, and random samples gather at folds (the density of a map's image grows where
+    its Jacobian vanishes), so a pair 5 degrees and an eighth of a voxel from such a
+    sample can lie just outside (IK from the sample itself stalls mm away; at 5 cm
+    voxels the share was 0.92 for A-2085-06). Hence also the share of the pairs IK
+    solves from the sample."""
     r, kin, model = kit['map'], kit['kin'], kit['model']
     rng = np.random.default_rng(2024)
     q = rng.uniform(-np.pi, np.pi, (200_000, model.dof_count))
@@ -157,8 +157,7 @@ def test_complete_against_fk_sampling(kit):
           f'from the sample, {solved[seeded].mean():.4f} of them solved')
     assert len(hit) > 500 and share >= 0.99
     assert solved[seeded].mean() >= 0.99
-    if model.dof_count >= 7:
-        assert solved.mean() >= 0.95
+    assert solved.mean() >= 0.95
 
 
 def test_payload_holds_hebi_max_efforts_on_the_binding_joint(kit):
@@ -200,14 +199,11 @@ def test_manipulability_equals_hebi_jacobian(kit):
         assert abs(r.manipulability[k] - expected) <= 1e-6 * expected + 1e-12
 
 
-def test_best_configuration_has_the_largest_payload_of_its_solved_directions(kit):
-    """Re-solving a centre's solved directions from ``positions`` cannot find a
-    heavier payload at ``positions`` itself: the map's payload is its best found."""
+def test_reachability_index_is_smooth(kit):
+    """Neighbour passes make the map smooth: the index of face neighbours differs by a
+    median of at most 0.1 (5 of 50 directions)."""
     r = kit['map']
     rows = np.nonzero(r.reachability > 0)[0]
-    assert (r.payload[rows] >= 0).all()
-    # a centre whose solved directions all share one configuration family keeps its
-    # payload within the spread of the map's neighbours: the map is smooth
     lattice = Lattice(np.rint(r.centers / VOXEL).astype(np.int64))
     jumps = []
     for k in rows[::5]:
