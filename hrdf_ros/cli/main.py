@@ -20,6 +20,7 @@ from .common import (EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser, UsageError,
                      add_gripper_option, add_mesh_options)
 from .ik import add_parsers as add_ik_parsers
 from .plan import add_parser as add_plan_parser
+from .reach import add_parser as add_reach_parser
 from .info import cmd_info
 from .meshes import add_parser as add_meshes_parser
 from .view import add_view_parser
@@ -136,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(run=run)
     add_ik_parsers(sub)
     add_plan_parser(sub)
+    add_reach_parser(sub, _add_file_and_config)
     p = sub.add_parser('info', help='summary of a robot')
     p.add_argument('file', metavar='FILE')
     p.add_argument('--json', action='store_true')

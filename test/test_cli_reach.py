@@ -1,0 +1,104 @@
+"""``hrdf reach``: the summary, the map file (the API's map), ``--hebi-config`` (its gains
+lower the effort limits), ``--plot`` (six panels, each drawn), and bad input (exit 2, one
+line, no traceback)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from hrdf_ros import ReachMap, load, reach_map
+from hrdf_ros.cli import main
+from hrdf_ros.reach.payload import rated_efforts
+
+from conftest import KITS_DIR, REPO
+from hebi_description import HEBI_DESCRIPTION
+
+KIT = os.path.join(KITS_DIR, 'A-2085-06.hrdf')
+CONFIG = os.path.join(HEBI_DESCRIPTION, 'config', 'arms', 'A-2085-06.cfg.yaml')
+FAST = ['--voxel', '0.15', '--directions', '12']
+
+
+def run(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_map_file_is_the_api_map_and_the_summary_adds_up(capsys, tmp_path):
+    out_file = tmp_path / 'map.npz'
+    code, out, err = run(capsys, 'reach', KIT, *FAST, '-o', out_file)
+    assert code == 0, err
+    saved = ReachMap.load(str(out_file))
+    api = reach_map(load(KIT), voxel=0.15, directions=12, threads=2)
+    for name, value in api.arrays().items():
+        np.testing.assert_array_equal(saved.arrays()[name], value)
+    lines = out.splitlines()
+    volume = float(lines[1].split(':')[1].split()[0])
+    assert volume == pytest.approx(api.reachable.sum() * 0.15 ** 3, abs=1e-4)
+    half = float(lines[2].split(':')[1].split()[0])
+    assert half == pytest.approx((api.reachability >= 0.5).sum() * 0.15 ** 3, abs=1e-4)
+    median = float(lines[3].split('median')[1].split(',')[0])
+    assert median == pytest.approx(np.median(api.payload[api.reachable]), abs=1e-3)
+    counts = np.bincount(api.binding_joint[api.binding_joint >= 0])
+    assert lines[4].startswith(f'binding joint: J{np.argmax(counts) + 1} ')
+    assert 'per second' in lines[0] and f'wrote {out_file}' in out
+
+
+def test_hebi_config_gains_lower_the_effort_limits(capsys, tmp_path):
+    out_file = tmp_path / 'map.npz'
+    code, out, err = run(capsys, 'reach', '--hebi-config', CONFIG, *FAST, '-o', out_file)
+    assert code == 0, err
+    saved = ReachMap.load(str(out_file))
+    rated = rated_efforts(load(KIT))
+    gains = np.array([25, 40, 25, 5, 5, 5.0])      # the gains file's effort max_target
+    np.testing.assert_array_equal(saved.effort_limits, np.minimum(rated, gains))
+    assert saved.effort_limits[1] == 40.0 < rated[1]
+    assert saved.joint_names[:2] == ('J1_base', 'J2_shoulder')
+    plain = reach_map(load(KIT), voxel=0.15, directions=12, threads=2)
+    assert (saved.payload[saved.reachable] <= plain.payload[plain.reachable] + 1e-12).all()
+    assert (saved.payload[saved.reachable] < plain.payload[plain.reachable] - 1e-6).any()
+
+
+def test_plot_has_six_drawn_panels(capsys, tmp_path):
+    pytest.importorskip('matplotlib')
+    from matplotlib import image
+    png = tmp_path / 'reach.png'
+    code, out, err = run(capsys, 'reach', KIT, *FAST, '--plot', png)
+    assert code == 0, err
+    picture = image.imread(str(png))
+    height, width = picture.shape[:2]
+    assert (width, height) == (1200, 760)
+    # each panel's area (2 rows x 3 columns) holds coloured pixels (not white, not grey)
+    rgb = picture[..., :3]
+    coloured = (rgb.max(axis=2) - rgb.min(axis=2)) > 0.2
+    for row in range(2):
+        for column in range(3):
+            part = coloured[60 + row * 350:60 + (row + 1) * 350,
+                            column * 400:(column + 1) * 400 - 100]
+            assert part.mean() > 0.05, (row, column, part.mean())
+
+
+@pytest.mark.parametrize('args, words', [
+    (['--voxel', '0'], 'voxel'),
+    (['--voxel', 'nan'], 'voxel'),
+    (['--directions', '0'], 'directions'),
+    (['--threads', '0'], 'threads'),
+    (['--end-effector', '4'], 'end_effector frame index 4'),
+    (['--limits', 'missing.yaml'], 'missing.yaml'),
+    (['-o', '/nonexistent/folder/map.npz'], '/nonexistent/folder/map.npz'),
+])
+def test_bad_input_exits_2_with_one_line(capsys, args, words):
+    code, out, err = run(capsys, 'reach', KIT, '--voxel', '0.3', '--directions', '4', *args)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and len(lines) == 1 and words in lines[0], err
+    assert 'Traceback' not in err
+
+
+def test_a_missing_file_and_the_console_script_say_one_line(tmp_path):
+    result = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', 'reach',
+                             str(tmp_path / 'none.hrdf')], capture_output=True, text=True,
+                            timeout=60, cwd=REPO)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and 'Traceback' not in result.stderr
