@@ -101,7 +101,8 @@ demo: env
 # Kinematics benchmark against hebi-py, Pinocchio and pytorch_kinematics, the IK
 # benchmark against TRAC-IK (pytracik) and hebi-py's IK on every kit and real file
 # (IK_BENCH_ARGS="--targets 1000 --files A-2085-06"), then the motion benchmark against
-# mplib and TRAC-IK (MOTION_BENCH_ARGS="--robots A-2085-06G --pairs 50"); not part
+# mplib and TRAC-IK (MOTION_BENCH_ARGS="--robots A-2085-06G --pairs 50"), the reach map
+# benchmark against hebi-py's IK (REACH_BENCH_ARGS="--kits A-2099-07"); not part
 # of the tests. The peers are installed only here: they are large and only the benchmark
 # uses them. benchmarks/requirements.txt is a complete lock, installed without
 # dependency resolution (see the file for why).
@@ -114,6 +115,7 @@ bench: $(BENCH_STAMP)
 	$(PY) benchmarks/kinematics_benchmark.py $(BENCH_ARGS)
 	$(PY) benchmarks/ik_benchmark.py $(IK_BENCH_ARGS)
 	$(PY) benchmarks/motion_benchmark.py $(MOTION_BENCH_ARGS)
+	$(PY) benchmarks/reach_benchmark.py $(REACH_BENCH_ARGS)
 
 # hrdf_ros_node latency/CPU at 100 Hz and 1 kHz and its highest drop-free rate (7-DoF
 # arm, 18-DoF hexapod), each next to a bare rclpy relay (benchmarks/tf_relay.py), and
