@@ -86,6 +86,8 @@ def test_map_fields_have_the_documented_shapes(kit):
     assert np.isfinite(r.positions[r.reachable]).all()
     assert (r.binding_joint[~r.reachable] == -1).all()
     assert r.reachable.sum() > 1000
+    # the kits' joints have no limits: revolute positions are given in [-pi, pi)
+    assert (np.abs(r.positions[r.reachable]) <= np.pi).all()
 
 
 def test_reachable_centres_are_at_hebi_fk_of_positions(kit):

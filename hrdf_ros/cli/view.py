@@ -41,8 +41,22 @@ def add_view_parser(sub, help_text: str = 'show the robot in the browser (live r
     add_mesh_options(p)
     add_gripper_option(p)
     add_collision_object_options(p)
+    p.add_argument('--reach', metavar='MAP.npz',
+                   help='draw a reach map (hrdf reach -o): its points coloured by index, '
+                        'payload or manipulability; a click poses the arm there')
     p.set_defaults(run=cmd_view)
     return p
+
+
+def _reach_map(path: str):
+    """The map of ``--reach`` (UsageError: it cannot be read)."""
+    from ..reach.result import ReachMap  # noqa: PLC0415 - only with --reach
+    try:
+        return ReachMap.load(path)
+    except OSError as exc:
+        raise UsageError(f'--reach: cannot read {path}: {exc.strerror or exc}') from None
+    except ValueError as exc:
+        raise UsageError(f'--reach: {exc}') from None
 
 
 def cmd_view(args) -> int:
@@ -59,6 +73,7 @@ def cmd_view(args) -> int:
     if model is None:
         return code
     positions = parse_positions(args.positions, model.dof_count)
+    reach = _reach_map(args.reach) if args.reach else None
     if stop.is_set():
         return EXIT_OK
     from ..view.file_view import FileView, LoadFailed, ViewOptions
@@ -66,7 +81,8 @@ def cmd_view(args) -> int:
     options = ViewOptions(strict=args.strict, joint_prefix=args.joint_prefix,
                           limits=args.limits, name=args.name,
                           gripper_joints=args.gripper_joints,
-                          collision_objects=collision_objects_of(args), **mesh_options(args))
+                          collision_objects=collision_objects_of(args), reach=reach,
+                          **mesh_options(args))
     try:
         server = start_server(args.host, args.port,
                               label=f'hrdf view: {os.path.basename(args.file)}')

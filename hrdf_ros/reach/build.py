@@ -237,6 +237,9 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
     builder.spread(lattice.neighbours, solutions, solved,
                    lambda r, c: (centers[r], rotations[c]))
 
+    _wrap_free_revolute(model, joint_limits, solutions)
+    _wrap_free_revolute(model, joint_limits, position_solutions)
+
     # 4. best configuration
     positions = np.full((m, kin.dof_count), np.nan)
     positions[reachable] = position_solutions[reachable]
@@ -260,6 +263,18 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
                     positions=positions, manipulability=manipulability, payload=payload,
                     binding_joint=binding, joint_names=names, effort_limits=efforts,
                     end_effector=int(index))
+
+
+def _wrap_free_revolute(model: RobotModel, given, q: np.ndarray) -> None:
+    """In place: the positions (..., dof) of revolute joints without limits to the 2 pi
+    (per |motion scale|) equivalent in [-pi, pi) / |motion scale|: the same pose, within
+    the range ``hrdf view``'s sliders and HEBI's tools show."""
+    free = ~np.isfinite(joint_limit_array(given, model.joint_names())).any(axis=1)
+    for k, index in enumerate(model.dof_elements):
+        element = model.elements[index]
+        if free[k] and not element.motion.startswith('t'):
+            half = math.pi / abs(element.motion_scale)
+            q[..., k] = np.mod(q[..., k] + half, 2.0 * half) - half
 
 
 def _efforts(model: RobotModel, names, effort_limits) -> np.ndarray:

@@ -38,7 +38,8 @@ class ReachMap:
             et al. 2007; Reuleaux).
         positions: (M, dof) the best configuration found at the centre: of the solved
             directions' solutions the one with the largest payload, else the
-            position-only solution; NaN where the centre is not reachable.
+            position-only solution; NaN where the centre is not reachable. A revolute
+            joint without limits is given in [-pi, pi) (over its gear ratio).
         manipulability: (M,) Yoshikawa's measure at ``positions``: sqrt(det(J J^T)) of
             the end effector's geometric Jacobian over the joints that move it (6 x m;
             sqrt(det(J^T J)) for m < 6); NaN where not reachable.

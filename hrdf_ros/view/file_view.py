@@ -6,7 +6,8 @@ In: a viser server, an HRDF path and the export options. Out: the page: the robo
 slider per movable joint (:class:`~.joint_sliders.JointSliders`), a drag handle on each
 end effector that the arm follows by inverse kinematics
 (:class:`~.ik_handles.IkHandles`), the links in collision in magenta and the collision
-objects (:class:`~.collisions.CollisionView`), the end-effector readout and frame toggles
+objects (:class:`~.collisions.CollisionView`), a reach map's points
+(:class:`~.reach_points.ReachPoints`, ``--reach``), the end-effector readout and frame toggles
 (:class:`~.fk_panel.FkPanel`), the file's warnings and mesh notes, and the located errors
 of an invalid edit.
 
@@ -37,13 +38,14 @@ from .collisions import CollisionView
 from .fk_panel import FkPanel
 from .ik_handles import IkHandles
 from .joint_sliders import JointSliders
+from .reach_points import ReachPoints
 from .robot_scene import RobotScene, UrdfError
 from .server import frame_camera
 from .watch import FileWatcher
 
 #: Order of the page's sections (viser orders GUI elements by this number).
-ORDER_ERRORS, ORDER_JOINTS, ORDER_IK, ORDER_COLLISIONS, ORDER_SHOW, ORDER_FK, ORDER_NOTES = \
-    0.0, 1.0, 1.25, 1.3, 1.5, 2.0, 3.0
+ORDER_ERRORS, ORDER_JOINTS, ORDER_IK, ORDER_COLLISIONS, ORDER_REACH, ORDER_SHOW, ORDER_FK, \
+    ORDER_NOTES = 0.0, 1.0, 1.25, 1.3, 1.4, 1.5, 2.0, 3.0
 
 
 @dataclass
@@ -60,6 +62,8 @@ class ViewOptions:
         gripper_joints: parallel grippers with their finger joint (a slider).
         collision_objects: objects drawn and checked (the schema of
             :mod:`hrdf_ros.motion.objects`).
+        reach: a :class:`~hrdf_ros.reach.result.ReachMap` to draw
+            (:class:`~.reach_points.ReachPoints`), or ``None``.
     """
 
     strict: bool = False
@@ -70,6 +74,7 @@ class ViewOptions:
     name: Optional[str] = None
     gripper_joints: bool = True
     collision_objects: Sequence = ()
+    reach: Optional[object] = None
 
 
 class LoadFailed(Exception):
@@ -116,6 +121,8 @@ class FileView:
                 hint='the handles that move the end effectors (inverse kinematics)')
         self._show_robot.on_update(self._robot_toggled)
         self._show_handles.on_update(self._handles_toggled)
+        self.reach = None if options.reach is None else \
+            ReachPoints(server, options.reach, order=ORDER_REACH)
         self.fk = FkPanel(server, order=ORDER_FK)
         self._notes = gui.add_markdown('', order=ORDER_NOTES, visible=False)
         self.watcher = FileWatcher([path])
@@ -184,6 +191,8 @@ class FileView:
             self.handles.set_robot(model, tree, kinematics, self.sliders.values,
                                    self.sliders.set_values)
             self.collisions.set_robot(model, tree, limits, scene)
+            if self.reach is not None:
+                self.reach.set_robot(model, tree, self.sliders.set_values)
             self._show(self.sliders.values())
             scene.visible = self._show_robot.value
             if old_scene is not None:

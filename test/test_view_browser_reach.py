@@ -1,0 +1,110 @@
+"""``hrdf view --reach MAP.npz`` in a real browser (headless chromium, software WebGL): the
+map's points are drawn (the picture changes where they are when "show points" is
+switched), the legend names the quantity and its scale, and a real click on a point
+(selenium, at the point's pixel under the test camera) poses the arm at the point's best
+configuration: the end effector, by FK of the positions the page shows, at the centre
+within 1e-4 m. A map of another robot is refused by nothing but moves nothing; a file
+that is not a map exits 2 with one line.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from browser import (CAMERA, checkbox, checked_browser, open_page, project, require_browser,
+                     settled_screenshot, view_processes, wait_text)
+from conftest import KITS_DIR, REPO
+from hebi_description import prefix_env
+from hrdf_ros import Kinematics, load, reach_map
+from hrdf_ros.view.reach_points import PICK_VOXELS, nearest_to_ray
+from test_view_browser_ik import panel_left, shown_positions, wait_positions
+
+require_browser()
+
+ARM = os.path.join(KITS_DIR, 'A-2085-06.hrdf')
+START = ['--meshes', 'primitives', '--positions', '0 1 1.5 0 0.5 0']
+VOXEL = 0.15
+
+
+@pytest.fixture(scope='module')
+def browser():
+    yield from checked_browser()
+
+
+@pytest.fixture
+def view():
+    yield from view_processes(prefix_env)
+
+
+@pytest.fixture(scope='module')
+def reach_file(tmp_path_factory):
+    result = reach_map(load(ARM), voxel=VOXEL, directions=12, threads=2)
+    path = str(tmp_path_factory.mktemp('reach') / 'map.npz')
+    result.save(path)
+    return result, path
+
+
+def clickable_point(result, canvas, left):
+    """A reachable centre the click at its pixel chooses (the nearest to the camera near
+    its ray), inside the scene's part of the picture."""
+    rows = np.nonzero(result.reachable)[0]
+    points = result.centers[rows]
+    eye = np.asarray(CAMERA['position'])
+    pixels = project(points, canvas)
+    order = np.argsort(np.linalg.norm(points - eye, axis=1))
+    for k in order:
+        x, y = pixels[k]
+        inside = canvas['x'] + 40 < x < left - 40 and canvas['y'] + 40 < y < \
+            canvas['y'] + canvas['height'] - 40
+        if inside and nearest_to_ray(points, eye, points[k] - eye,
+                                     PICK_VOXELS * VOXEL) == k and \
+                result.reachability[rows[k]] > 0:
+            return rows[k], (x, y)
+    raise AssertionError('no reachable point can be clicked in the picture')
+
+
+def test_points_are_drawn_and_a_click_poses_the_arm(browser, view, reach_file):
+    from selenium.webdriver.common.action_chains import ActionChains
+    result, path = reach_file
+    process = view(ARM, *START, '--reach', path)
+    open_page(browser, process, 6, 'Reach map')
+    wait_text(browser, r'reachability index, share of the tool directions solved: dark '
+                       r'purple 0 .* yellow 1')
+    wait_text(browser, rf'{int(result.reachable.sum())} points {VOXEL:g} m apart')
+    shown = settled_screenshot(browser).astype(int)
+    checkbox(browser, 'show points').click()
+    hidden = settled_screenshot(browser).astype(int)
+    changed = np.abs(shown - hidden).sum(axis=2) > 60
+    print(f'{changed.sum()} pixels change with the points')
+    assert changed.sum() > 2000
+    checkbox(browser, 'show points').click()
+    settled_screenshot(browser)
+
+    canvas = browser.find_element('tag name', 'canvas').rect
+    row, (x, y) = clickable_point(result, canvas, panel_left(browser))
+    before = shown_positions(browser)
+    body = browser.find_element('tag name', 'body')
+    ActionChains(browser).move_to_element_with_offset(
+        body, int(round(x - body.rect['width'] / 2)),
+        int(round(y - body.rect['height'] / 2))).click().perform()
+    q = wait_positions(browser, before)
+    reached = Kinematics(load(ARM)).end_effector(q)[:3, 3]
+    error = np.linalg.norm(reached - result.centers[row])
+    print(f'clicked the point {result.centers[row]}; end effector {error:.2e} m from it')
+    assert error <= 1e-4
+    np.testing.assert_allclose(q, result.positions[row], atol=1e-9)
+    wait_text(browser, r'Point \(' + ', '.join(f'{v:.3f}' for v in result.centers[row]))
+
+
+def test_a_file_that_is_not_a_map_exits_2_with_one_line(tmp_path):
+    bad = tmp_path / 'bad.npz'
+    bad.write_bytes(b'no')
+    run = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', 'view', ARM, '--port', '0',
+                          '--reach', str(bad)], capture_output=True, text=True, timeout=60,
+                         cwd=REPO)
+    lines = [line for line in run.stderr.splitlines()
+             if line.strip() and not line.startswith('hrdf view: loading')]
+    assert run.returncode == 2 and len(lines) == 1 and 'not a reach map' in lines[0], \
+        run.stderr
