@@ -142,6 +142,32 @@ def test_plan_motion_tutorial_runs(workdir):
     _run_python(code, workdir)
 
 
+def test_reach_tutorial_runs(workdir):
+    """doc/tutorials/reach.md: its ``hrdf reach`` command prints what the console block
+    shows (the first line's time and rate as any numbers; the others within 1e-3), writes
+    the map and the plot, and its Python example runs."""
+    page = 'doc/tutorials/reach.md'
+    [command] = [line for b in _blocks(page, 'bash') for line in b.splitlines()
+                 if line.startswith('hrdf reach config/')]
+    [console] = _blocks(page, 'console')
+    line, _, shown = console.partition('\n')
+    assert line == '$ ' + command
+    words = shlex.split(command)
+    result = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', *words[1:]], cwd=workdir,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    first, _, rest = result.stdout.partition('\n')
+    shown_first, _, shown_rest = shown.partition('\n')
+    parts = re.split(f'({TRANSCRIPT_NUMBER})', shown_first)
+    pattern = ''.join(TRANSCRIPT_NUMBER if k % 2 else re.escape(part)
+                      for k, part in enumerate(parts))
+    assert re.fullmatch(pattern, first), first
+    assert _same_transcript(shown_rest, rest, 1e-3), rest
+    assert os.path.getsize(os.path.join(workdir, 'reach.png')) > 10000
+    [code] = _blocks(page, 'python')
+    _run_python(code, workdir)
+
+
 def test_mujoco_tutorial_runs(workdir):
     """doc/tutorials/mujoco.md: write the model of a G kit as the page shows, then run
     its Python example."""
@@ -177,7 +203,7 @@ def test_simulators_tutorial_runs(workdir):
 # -- pictures ------------------------------------------------------------------------------
 #: every picture of doc/images and the script that makes it
 PICTURES = {'hrdf_view.png': 'view_screenshot.py', 'frames.png': 'frame_diagram.py',
-            'architecture.png': 'architecture_diagram.py',
+            'architecture.png': 'architecture_diagram.py', 'reach.png': 'reach_picture.py',
             'mujoco_scene.png': 'mujoco_picture.py', 'plan_motion.png': 'plan_motion_picture.py',
             'plan_view.png': 'plan_view_screenshot.py'}
 
@@ -214,11 +240,13 @@ def test_every_picture_is_made_by_a_script_and_shown():
 
 
 @pytest.mark.parametrize('script', ['frame_diagram.py', 'architecture_diagram.py',
-                                    'plan_motion_picture.py'])
+                                    'plan_motion_picture.py', 'reach_picture.py'])
 def test_diagram_scripts_draw(script, tmp_path):
     pytest.importorskip('matplotlib')      # make test installs it (scripts/requirements-docs.txt)
     out = str(tmp_path / 'picture.png')
-    assert _script(script).main(['-o', out]) == 0
+    # the reach maps at 0.2 m, not the picture's 0.05 m: the same drawing in 3 s
+    coarse = ['--voxel', '0.2'] if script == 'reach_picture.py' else []
+    assert _script(script).main(['-o', out, *coarse]) == 0
     assert open(out, 'rb').read(8) == b'\x89PNG\r\n\x1a\n'
 
 

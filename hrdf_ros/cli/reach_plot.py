@@ -33,8 +33,10 @@ def shoulder_height(model: RobotModel, index: int = 0) -> float:
     return float(kin.frames('output', np.zeros(model.dof_count))[first_output[element], 2, 3])
 
 
-def _plane(result, axis: int, layer: int, value: np.ndarray):
-    """(image, extent) of ``value`` on the lattice layer ``layer`` across ``axis``."""
+def plane_image(result, axis: int, layer: int, value: np.ndarray):
+    """(image (rows, columns), extent (m) for matplotlib's ``imshow``) of ``value`` (M,)
+    at the reachable centres of the lattice layer ``layer`` (an integer k) across
+    ``axis`` (0 x, 1 y, 2 z); NaN elsewhere."""
     k = np.rint(result.centers / result.voxel).astype(np.int64)
     keep = (k[:, axis] == layer) & result.reachable
     u, v = [a for a in range(3) if a != axis]
@@ -72,7 +74,7 @@ def plot_reach(result, model: RobotModel, path: str, title: str = '') -> None:
         value = np.where(np.isinf(value), top, value)
         for row, (axis, layer, plane, x_label, y_label) in enumerate(planes):
             ax = axes[row, column]
-            image, extent = _plane(result, axis, layer, value)
+            image, extent = plane_image(result, axis, layer, value)
             shown = ax.imshow(image, origin='lower', extent=extent, cmap='viridis',
                               vmin=0.0, vmax=max(top, 1e-12), interpolation='nearest')
             ax.set_title(f'{name}\n{plane}', fontsize=10)

@@ -169,7 +169,7 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
         index: the end effector.
         joint_limits: position limits as :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`
             takes them ((dof, 2) or ``{joint: (lower, upper)}``); free joints as
-            :func:`search_limits` says.
+            ``search_limits`` in this module says.
         threads: threads of the batched IK and evaluations (compiled path).
         effort_limits: (dof,) N m (N), or ``{joint: effort}``; default the actuators'
             rated efforts (:func:`~hrdf_ros.reach.payload.rated_efforts`). ``hrdf reach

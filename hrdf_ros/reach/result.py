@@ -96,8 +96,9 @@ class ReachMap:
         """Read a map :meth:`save` wrote.
 
         Raises:
-            OSError: the file cannot be read. ValueError: it is not a reach map (a field
-            missing, or arrays whose shapes disagree).
+            OSError: when the file cannot be read.
+            ValueError: when it is not a reach map: a field missing, shapes that
+                disagree.
         """
         try:
             with np.load(path, allow_pickle=False) as data:
