@@ -188,3 +188,26 @@ def singular_values(matrices) -> np.ndarray:
             break
     values = -np.sort(-norm(np.swapaxes(u, -1, -2)), axis=-1)
     return values[..., :min(rows, columns)]
+
+
+def gram_root_determinant(matrices) -> np.ndarray:
+    """sqrt(det(A)) of symmetric positive semi-definite (..., n, n) matrices, (...): the
+    product of the Cholesky factor's diagonal, each pivot from the elementwise operations
+    above in a fixed order (LAPACK's determinant rounds with the machine's BLAS kernel). A
+    pivot at or below 0 (a singular matrix, to rounding) makes the result 0."""
+    a = np.array(matrices, dtype=float)
+    n = a.shape[-1]
+    lower = np.zeros(a.shape)
+    out = np.ones(a.shape[:-2])
+    for j in range(n):
+        pivot = a[..., j, j] - dot(lower[..., j, :j], lower[..., j, :j]) if j \
+            else a[..., j, j].copy()
+        singular = ~(pivot > 0.0)
+        root = np.sqrt(np.where(singular, 1.0, pivot))
+        out = np.where(singular, 0.0, out * root)
+        lower[..., j, j] = root
+        for i in range(j + 1, n):
+            below = a[..., i, j] - dot(lower[..., i, :j], lower[..., j, :j]) if j \
+                else a[..., i, j]
+            lower[..., i, j] = np.where(singular, 0.0, below / root)
+    return out

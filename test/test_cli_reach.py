@@ -102,3 +102,29 @@ def test_a_missing_file_and_the_console_script_say_one_line(tmp_path):
                             timeout=60, cwd=REPO)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and 'Traceback' not in result.stderr
+
+
+def test_the_map_file_has_the_same_bytes_on_every_machine(tmp_path):
+    """``hrdf reach -o`` under what changes a double's last bits from machine to machine
+    (test_same_bytes.py's settings): OpenBLAS's Prescott kernel with numpy's AVX2 and
+    AVX-512 loops off, and the compiled kernels built for a generic x86-64 CPU
+    (``NUMBA_CPU_NAME=generic``: no AVX, no FMA) instead of this one."""
+    import numpy.core._multiarray_umath as numpy_cpu
+    wide = [f for f in numpy_cpu.__cpu_dispatch__
+            if (f.startswith('AVX512') or f in ('AVX2', 'FMA3'))
+            and numpy_cpu.__cpu_features__.get(f)]
+    runs = {'default': {},
+            'prescott': {'OPENBLAS_CORETYPE': 'Prescott',
+                         'NPY_DISABLE_CPU_FEATURES': ' '.join(wide)},
+            'generic': {'NUMBA_CPU_NAME': 'generic'}}
+    files = {}
+    for name, env in runs.items():
+        out = tmp_path / f'{name}.npz'
+        result = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', 'reach', KIT,
+                                 '--voxel', '0.2', '--directions', '12', '-o', str(out)],
+                                capture_output=True, text=True, timeout=300, cwd=REPO,
+                                env=dict(os.environ, **env))
+        assert result.returncode == 0, result.stderr
+        files[name] = out.read_bytes()
+    assert files['prescott'] == files['default']
+    assert files['generic'] == files['default']

@@ -33,6 +33,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .. import reproducible
 from ..description.limits import DEFAULT_PRISMATIC_LIMIT
 from ..kinematics import Kinematics
 from ..kinematics.gravity import HEBI_GRAVITY
@@ -316,8 +317,9 @@ def _manipulability(kin: Kinematics, index: int, q: np.ndarray, chain: np.ndarra
     """Yoshikawa's measure at each row of ``q`` over the chain's columns."""
     jacobian = kin.end_effector_jacobian(np.ascontiguousarray(q), index,
                                          threads=threads)[:, :, chain]
+    # reproducible products and determinant: the map's bytes do not follow the BLAS kernel
     if jacobian.shape[2] >= 6:
-        gram = jacobian @ np.swapaxes(jacobian, 1, 2)
+        gram = reproducible.matmul(jacobian, np.swapaxes(jacobian, 1, 2))
     else:
-        gram = np.swapaxes(jacobian, 1, 2) @ jacobian
-    return np.sqrt(np.maximum(np.linalg.det(gram), 0.0))
+        gram = reproducible.matmul(np.swapaxes(jacobian, 1, 2), jacobian)
+    return reproducible.gram_root_determinant(gram)

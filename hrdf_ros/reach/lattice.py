@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from .. import reproducible
+
 #: Face neighbours of a lattice cell, in integer steps (x-, x+, y-, y+, z-, z+).
 FACE_STEPS = np.array([[-1, 0, 0], [1, 0, 0], [0, -1, 0], [0, 1, 0], [0, 0, -1], [0, 0, 1]])
 
@@ -26,12 +28,14 @@ def fibonacci_sphere(count: int) -> np.ndarray:
     """
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
         raise ValueError(f'directions must be an integer >= 1, got {count!r}')
+    # elementwise IEEE operations and the C library's sine and cosine: the same bits on
+    # every machine (numpy's own sine follows the CPU: hrdf_ros.reproducible)
     i = np.arange(count, dtype=float)
     z = 1.0 - (2.0 * i + 1.0) / count
     r = np.sqrt(np.maximum(0.0, 1.0 - z * z))
     azimuth = i * (math.pi * (3.0 - math.sqrt(5.0)))
-    out = np.stack([r * np.cos(azimuth), r * np.sin(azimuth), z], axis=1)
-    return out / np.linalg.norm(out, axis=1, keepdims=True)
+    out = np.stack([r * reproducible.cos(azimuth), r * reproducible.sin(azimuth), z], axis=1)
+    return out / reproducible.norm(out)[:, None]
 
 
 def cells_of(positions: np.ndarray, voxel: float) -> np.ndarray:
@@ -93,7 +97,7 @@ def tool_rotations(directions: np.ndarray) -> np.ndarray:
     the roll a ``'tip_axis'`` IK target leaves free."""
     d = np.asarray(directions, dtype=float)
     helper = np.where(np.abs(d[:, 2:3]) < 0.9, [[0.0, 0.0, 1.0]], [[1.0, 0.0, 0.0]])
-    x = np.cross(helper, d)
-    x /= np.linalg.norm(x, axis=1, keepdims=True)
-    y = np.cross(d, x)
+    x = reproducible.cross(helper, d)
+    x /= reproducible.norm(x)[:, None]
+    y = reproducible.cross(d, x)
     return np.stack([x, y, d], axis=2)

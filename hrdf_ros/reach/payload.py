@@ -60,8 +60,9 @@ def payload(gravity_efforts: np.ndarray, linear_jacobians: np.ndarray,
         ``(payload (N,) kg, binding joint (N,) int64)``.
     """
     a = np.asarray(gravity_efforts, dtype=float)
-    b = -np.einsum('nij,i->nj', np.asarray(linear_jacobians, dtype=float),
-                   np.asarray(gravity, dtype=float))
+    jv, g = np.asarray(linear_jacobians, dtype=float), np.asarray(gravity, dtype=float)
+    # -J_v^T g, summed in a fixed order (the same bits on every machine)
+    b = -(jv[:, 0, :] * g[0] + jv[:, 1, :] * g[1] + jv[:, 2, :] * g[2])
     limits = np.asarray(effort_limits, dtype=float)[None, :]
     with np.errstate(divide='ignore', invalid='ignore'):
         bound = np.where(b > 0, (limits - a) / b, np.where(b < 0, (limits + a) / -b, np.inf))
