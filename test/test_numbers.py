@@ -150,6 +150,27 @@ def test_eigenvalues_and_singular_values_equal_lapacks():
                                [4e-10, 3e-8, 1.0], rtol=1e-12)
 
 
+def test_gram_root_determinant_is_the_product_of_singular_values():
+    rng = np.random.default_rng(4)
+    for shape in ((200, 6, 7), (200, 6, 6), (200, 5, 6)):
+        jacobians = rng.normal(size=shape)
+        gram = reproducible.matmul(jacobians, np.swapaxes(jacobians, -1, -2))
+        expected = np.prod(np.linalg.svd(jacobians, compute_uv=False), axis=-1)
+        np.testing.assert_allclose(reproducible.gram_root_determinant(gram), expected,
+                                   rtol=1e-9)
+        np.testing.assert_allclose(reproducible.gram_root_determinant(gram),
+                                   np.sqrt(np.linalg.det(gram)), rtol=1e-9)
+    # singular: a row twice (a Jacobian at a singularity) gives 0, or the square root of
+    # rounding (the last pivot ~1e-15 of the others; LAPACK's sqrt(det) does no better)
+    jacobians = rng.normal(size=(50, 6, 7))
+    regular = reproducible.gram_root_determinant(
+        reproducible.matmul(jacobians, np.swapaxes(jacobians, -1, -2)))
+    jacobians[:, 5] = jacobians[:, 4]
+    gram = reproducible.matmul(jacobians, np.swapaxes(jacobians, -1, -2))
+    assert (reproducible.gram_root_determinant(gram) < 1e-6 * np.median(regular)).all()
+    assert reproducible.gram_root_determinant(np.zeros((2, 3, 3))).tolist() == [0.0, 0.0]
+
+
 def test_version_is_the_manifests(tmp_path):
     manifest = open(f'{REPO}/package.xml', encoding='utf-8').read()
     version = re.search(r'<version>([^<]+)</version>', manifest).group(1)
