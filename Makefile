@@ -9,6 +9,7 @@ ENV_STAMP := $(VENV)/.hrdf-stamps/env.stamp
 # Everything setup_env.sh reads; touching any of these re-runs it (the script
 # itself then only redoes the steps whose own inputs changed).
 ENV_INPUTS := scripts/setup_env.sh scripts/venv_install.sh scripts/interfaces_build_order.py \
+              scripts/interface_subset.py \
               scripts/cmake_drop_missing_includes.cmake \
               scripts/requirements-ros.txt scripts/requirements-dev.txt scripts/constraints.txt \
               scripts/requirements-motion.txt scripts/constraints-motion.txt \

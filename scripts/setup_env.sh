@@ -5,8 +5,9 @@
 #   2. .venv at the repository root (CPython 3.11, the only ABI of the ROS wheels)
 #   3. pinned ROS 2 wheels + project/test dependencies (scripts/requirements-*.txt)
 #   4. every ament_cmake package under interfaces/, and control_msgs from
-#      ../shared/ros2-extra/interfaces (not on PyPI; built there, never copied in), in
-#      dependency order, built with plain cmake and installed into the venv prefix (no
+#      ../shared/ros2-extra/interfaces (not on PyPI; never copied in: the interfaces
+#      hrdf_ros uses, FollowJointTrajectory and the two messages it names, built from
+#      those files by a CMakeLists.txt written under build/), in dependency order, built with plain cmake and installed into the venv prefix (no
 #      env vars needed at run time)
 #   5. the real `ros2` CLI, launch and launch_ros from ../shared/ros2-extra (when that
 #      folder exists: its install.sh, see its README)
@@ -182,9 +183,21 @@ build_interface() {
 # Packages from elsewhere (control_msgs: the FollowJointTrajectory action that the node's
 # ~/move_to sends to the arm's joint_trajectory_controller) are built, like the stand-ins,
 # only where the environment does not already provide them (a full ROS 2 install).
+# control_msgs holds 49 interfaces; hrdf_ros uses one action, FollowJointTrajectory, whose
+# goal names two of its messages. Those three, built from ../shared's files (linked, not
+# copied, into a source folder under build/ with its own CMakeLists.txt) take 15 s where
+# the whole package takes 125 s; their definitions, and so their type hashes, are the
+# package's own (a real joint_trajectory_controller accepts the goals).
 OUTSIDE_IFACES=()
 CONTROL_MSGS="$ROOT/../shared/ros2-extra/interfaces/control_msgs"
-[[ -f "$CONTROL_MSGS/package.xml" ]] && OUTSIDE_IFACES+=("$(cd "$CONTROL_MSGS" && pwd)")
+if [[ -f "$CONTROL_MSGS/package.xml" ]]; then
+    subset="$ROOT/build/interface-sources/control_msgs"
+    "$VPY" "$SCRIPTS/interface_subset.py" "$(cd "$CONTROL_MSGS" && pwd)" "$subset" \
+        action/FollowJointTrajectory.action msg/JointTolerance.msg \
+        msg/JointComponentTolerance.msg \
+        || die "cannot lay out control_msgs' FollowJointTrajectory under build/"
+    OUTSIDE_IFACES+=("$subset")
+fi
 iface_order="$("$VPY" "$SCRIPTS/interfaces_build_order.py" "$ROOT/interfaces" \
                    ${OUTSIDE_IFACES[@]+"${OUTSIDE_IFACES[@]}"})" \
     || die "cannot order the interface packages (invalid package.xml or dependency cycle?)"
