@@ -37,7 +37,7 @@ from ..kinematics import gripper as mechanism
 from ..model import RobotModel
 from .frame_tree import FrameTree, build_frame_tree
 from .gripper import HEBI_GRIPPER_JOINT
-from .limits import DEFAULT_JOINT_EFFORT, DEFAULT_JOINT_VELOCITY, JointLimit, overlay_limits
+from .limits import JointLimit, overlay_limits, rated_limits
 
 
 @dataclass(frozen=True)
@@ -86,13 +86,6 @@ class HebiArm:
         return self.finger_joints[0] if self.finger_joints else ''
 
 
-def _rated(element) -> Tuple[float, float, str]:
-    if element.max_speed is None:
-        return DEFAULT_JOINT_VELOCITY, DEFAULT_JOINT_EFFORT, 'HRDF joint default'
-    scale = abs(element.motion_scale)
-    return element.max_speed * scale, element.max_effort / scale, f'{element.type} rated'
-
-
 def hebi_arm(model: RobotModel, config: ArmConfig, gripper_joints: bool = True) -> HebiArm:
     """Apply a HEBI arm config to a model (see the module docstring).
 
@@ -130,7 +123,7 @@ def hebi_arm(model: RobotModel, config: ArmConfig, gripper_joints: bool = True) 
                      f'and {len(gains.effort)} effort bounds for {len(names)} modules: the '
                      'rated limits are used')
     for k, (name, index) in enumerate(zip(names, model.dof_elements)):
-        velocity, effort, source = _rated(model.elements[index])
+        velocity, effort, source = rated_limits(model.elements[index])
         if usable:
             capped = (min(velocity, gains.velocity[k]), min(effort, gains.effort[k]))
             if capped != (velocity, effort):

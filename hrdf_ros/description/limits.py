@@ -14,7 +14,7 @@ and effort; acceleration goes to MoveIt's ``joint_limits.yaml`` only.
 from __future__ import annotations
 
 import math
-from typing import Dict, Mapping, NamedTuple, Optional, Sequence
+from typing import Dict, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import yaml
 
@@ -28,6 +28,19 @@ DEFAULT_JOINT_VELOCITY = 1.0
 #: Effort limit (N m or N) of those joints: the HRDF gives them no rated effort. Drake
 #: creates no actuator for a joint with effort limit 0.
 DEFAULT_JOINT_EFFORT = 100.0
+
+
+def rated_limits(element) -> Tuple[float, float, str]:
+    """``(velocity, effort, source)`` of a degree-of-freedom element: the actuator's rated
+    speed (rad/s) times and rated effort (N m) over its motion scale's magnitude (a gear
+    ratio speeds the joint up and weakens it), from HEBI's catalogue (hebi-py 2.16.1
+    ``max_speeds``/``max_efforts``); :data:`DEFAULT_JOINT_VELOCITY` and
+    :data:`DEFAULT_JOINT_EFFORT` for an HRDF ``<joint>`` (no rated values). ``source`` says
+    which (``'X8-9 rated'``, ``'HRDF joint default'``)."""
+    if element.max_speed is None:
+        return DEFAULT_JOINT_VELOCITY, DEFAULT_JOINT_EFFORT, 'HRDF joint default'
+    scale = abs(element.motion_scale)
+    return element.max_speed * scale, element.max_effort / scale, f'{element.type} rated'
 
 
 class JointLimit(NamedTuple):

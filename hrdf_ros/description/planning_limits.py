@@ -42,7 +42,7 @@ from ..model import RobotModel
 from ..numbers import ACCELERATION, EFFORT, VELOCITY
 from .frame_tree import FrameTree
 from .joints import written_lower, written_magnitude, written_upper
-from .limits import DEFAULT_JOINT_EFFORT, DEFAULT_JOINT_VELOCITY, JointLimit
+from .limits import JointLimit, rated_limits
 from .structure import LinkTree
 
 #: Time to reach the velocity limit from rest at the acceleration limit, s.
@@ -99,13 +99,8 @@ def joint_limits(model: RobotModel, tree: FrameTree, urdf: LinkTree,
         if joint.name in gripper_specs:
             spec = gripper_specs[joint.name]
             velocity, effort, source = spec.velocity, spec.effort, 'HEBI gripper settings'
-        elif element.max_speed is not None:
-            velocity = element.max_speed * abs(element.motion_scale)
-            effort = element.max_effort / abs(element.motion_scale)
-            source = f'{element.type} rated'
         else:
-            velocity, effort, source = (DEFAULT_JOINT_VELOCITY, DEFAULT_JOINT_EFFORT,
-                                        'HRDF joint default')
+            velocity, effort, source = rated_limits(element)
         limits = JointLimits(joint.lower, joint.upper, velocity,
                              velocity / ACCELERATION_TIME, effort, source)
         user = overrides.get(joint.name)

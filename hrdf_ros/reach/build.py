@@ -196,7 +196,8 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
     kin = Kinematics(model, kinematics=kinematics)
     chain = kin.end_effector_joints(index)
     names = tuple(model.joint_names())
-    limits = search_limits(model, joint_limits)
+    given = joint_limit_array(joint_limits, names)
+    limits = search_limits(model, given)
     efforts = _efforts(model, names, effort_limits)
     builder = _Builder(kin, index, limits, threads, int(max_iterations), progress)
 
@@ -238,8 +239,9 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
     builder.spread(lattice.neighbours, solutions, solved,
                    lambda r, c: (centers[r], rotations[c]))
 
-    _wrap_free_revolute(model, joint_limits, solutions)
-    _wrap_free_revolute(model, joint_limits, position_solutions)
+    free = ~np.isfinite(given).any(axis=1)
+    _wrap_free_revolute(model, free, solutions)
+    _wrap_free_revolute(model, free, position_solutions)
 
     # 4. best configuration
     positions = np.full((m, kin.dof_count), np.nan)
@@ -266,11 +268,10 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
                     end_effector=int(index))
 
 
-def _wrap_free_revolute(model: RobotModel, given, q: np.ndarray) -> None:
-    """In place: the positions (..., dof) of revolute joints without limits to the 2 pi
-    (per |motion scale|) equivalent in [-pi, pi) / |motion scale|: the same pose, within
-    the range ``hrdf view``'s sliders and HEBI's tools show."""
-    free = ~np.isfinite(joint_limit_array(given, model.joint_names())).any(axis=1)
+def _wrap_free_revolute(model: RobotModel, free: np.ndarray, q: np.ndarray) -> None:
+    """In place: the positions (..., dof) of the revolute joints ``free`` (dof,) marks
+    (no limits) to the 2 pi (per |motion scale|) equivalent in [-pi, pi) / |motion scale|:
+    the same pose, within the range ``hrdf view``'s sliders and HEBI's tools show."""
     for k, index in enumerate(model.dof_elements):
         element = model.elements[index]
         if free[k] and not element.motion.startswith('t'):

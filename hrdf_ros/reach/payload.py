@@ -24,24 +24,17 @@ from typing import Tuple
 
 import numpy as np
 
-from ..description.limits import DEFAULT_JOINT_EFFORT
+from ..description.limits import rated_limits
 from ..model import RobotModel
 
 
 def rated_efforts(model: RobotModel) -> np.ndarray:
     """(dof,) effort limits, N m (N for prismatic joints), per degree of freedom: the
     actuator's rated torque from HEBI's catalogue (hebi-py 2.16.1 ``max_efforts``, e.g.
-    X8-9 23 N m), over the gear ratio's magnitude as the URDF and the MoveIt package
-    write it; :data:`~hrdf_ros.description.limits.DEFAULT_JOINT_EFFORT` for an HRDF
-    ``<joint>`` (no rated value)."""
-    out = np.empty(model.dof_count)
-    for k, index in enumerate(model.dof_elements):
-        element = model.elements[index]
-        if element.max_effort is None:
-            out[k] = DEFAULT_JOINT_EFFORT
-        else:
-            out[k] = element.max_effort / abs(element.motion_scale)
-    return out
+    X8-9 23 N m), as the URDF and the MoveIt package write it
+    (:func:`~hrdf_ros.description.limits.rated_limits`)."""
+    return np.array([rated_limits(model.elements[index])[1]
+                     for index in model.dof_elements], dtype=float)
 
 
 def payload(gravity_efforts: np.ndarray, linear_jacobians: np.ndarray,
