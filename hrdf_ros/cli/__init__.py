@@ -15,6 +15,9 @@ warnings (:mod:`hrdf_ros.hrdf.leniency`). What they print:
   fill and the element tree (a chain per output of branching elements).
 - ``hrdf moveit``: the paths written. ``hrdf view``: the URL first on stdout, then it
   serves the page with live reload until Ctrl-C or SIGTERM (exit 0).
+- ``hrdf reach``: a summary (reachable volume, m^3; the volume where the reachability
+  index is at least 0.5; payload quantiles, kg; the joint that binds most often); the
+  map in ``-o`` (.npz, :class:`hrdf_ros.ReachMap`), heat maps in ``--plot``.
 
 Positions are in rad (m for prismatic joints), in HEBI joint order; default all zeros
 (a robot without degrees of freedom needs none). Frames are 4x4 homogeneous transforms

@@ -1,7 +1,7 @@
 """``hrdf view FILE``: the robot in the browser, redrawn when the file changes.
 
 In: parsed arguments (file, ``--host``, ``--port``, ``--positions``, the export options
-of ``hrdf urdf``). Out: the page's URL as the first line on stdout, then a server until
+of ``hrdf urdf``, ``--collision-objects``, ``--reach MAP.npz``). Out: the page's URL as the first line on stdout, then a server until
 Ctrl-C or SIGTERM (exit 0). An invalid file exits 1 with its located errors on stderr
 (as ``hrdf validate``); a missing ``view`` extra, a port that cannot be bound or a bad
 option exit 2 with one line.
