@@ -85,6 +85,7 @@ def test_plot_has_six_drawn_panels(capsys, tmp_path):
     (['--voxel', 'nan'], 'voxel'),
     (['--directions', '0'], 'directions'),
     (['--threads', '0'], 'threads'),
+    (['--directions', '100000'], 'more than a map takes'),
     (['--end-effector', '4'], 'end_effector frame index 4'),
     (['--limits', 'missing.yaml'], 'missing.yaml'),
     (['-o', '/nonexistent/folder/map.npz'], '/nonexistent/folder/map.npz'),

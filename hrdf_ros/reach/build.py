@@ -53,6 +53,10 @@ DEFAULT_MAX_ITERATIONS = 100
 TOLERANCE = 1e-5
 #: Solutions per batch of payload and Jacobian evaluations (bounds the memory).
 CHUNK = 65_536
+#: The most (point, direction) pairs a map takes: their solutions are kept (8 bytes per
+#: joint each, 0.9 GB for a 7-DoF arm at this bound) for the neighbour passes. A 7-DoF
+#: kit's 5 cm map with 50 directions has 1.8 million.
+MAX_PAIRS = 16_000_000
 
 
 def _check_positive(name: str, value) -> float:
@@ -184,7 +188,8 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
         the :class:`~hrdf_ros.reach.result.ReachMap`.
 
     Raises:
-        ValueError: a bad voxel, count, limit or effort limit. IndexError: no such end
+        ValueError: a bad voxel, count, limit or effort limit, or a map of more than
+            :data:`MAX_PAIRS` (point, direction) pairs. IndexError: no such end
             effector.
     """
     voxel = _check_positive('voxel', voxel)
@@ -210,6 +215,10 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
     lattice = Lattice(reach_cells(seen, voxel))
     centers = lattice.cells * voxel
     m, n = len(centers), len(directions_array)
+    if m * n > MAX_PAIRS:
+        raise ValueError(f'{m} points {voxel:g} m apart x {n} directions is {m * n} IK '
+                         f'problems, more than a map takes ({MAX_PAIRS}): use a larger '
+                         'voxel or fewer directions')
     builder.total = m * (1 + n)
 
     # 2. position only
