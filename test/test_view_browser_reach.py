@@ -3,8 +3,8 @@ map's points are drawn (the picture changes where they are when "show points" is
 switched), the legend names the quantity and its scale, and a real click on a point
 (selenium, at the point's pixel under the test camera) poses the arm at the point's best
 configuration: the end effector, by FK of the positions the page shows, at the centre
-within 1e-4 m. A map of another robot is refused by nothing but moves nothing; a file
-that is not a map exits 2 with one line.
+within 1e-4 m. Without a map, the panel's button computes the robot's (the map
+reach_map gives). A file that is not a map exits 2 with one line.
 """
 import os
 import subprocess
@@ -13,8 +13,9 @@ import sys
 import numpy as np
 import pytest
 
-from browser import (CAMERA, checkbox, checked_browser, open_page, project, require_browser,
-                     settled_screenshot, view_processes, wait_text)
+from browser import (CAMERA, checkbox, checked_browser, click_button, open_page, page_text,
+                     project, require_browser, settled_screenshot, view_processes,
+                     wait_text)
 from conftest import KITS_DIR, REPO
 from hebi_description import prefix_env
 from hrdf_ros import Kinematics, load, reach_map
@@ -96,6 +97,35 @@ def test_points_are_drawn_and_a_click_poses_the_arm(browser, view, reach_file):
     assert error <= 1e-4
     np.testing.assert_allclose(q, result.positions[row], atol=1e-9)
     wait_text(browser, r'Point \(' + ', '.join(f'{v:.3f}' for v in result.centers[row]))
+
+
+def test_the_button_computes_the_shown_robots_map(browser, view):
+    """Without --reach: choose 0.15 m, compute; the page draws the map reach_map gives
+    (its point count), and a click on one of its points poses the arm there."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.action_chains import ActionChains
+    process = view(ARM, *START)
+    open_page(browser, process, 6, 'Reach map')
+    # the folder is closed while there is no map
+    assert 'No map: compute one' not in page_text(browser)
+    browser.find_element(By.XPATH, "//*[normalize-space(text())='Reach map']").click()
+    wait_text(browser, 'No map: compute one')
+    browser.find_element(By.XPATH, "//*[normalize-space(text())='voxel (m)']/ancestor::*"
+                                   "[.//input][1]//input").click()
+    browser.find_element(By.XPATH, "//*[normalize-space(text())='0.15']").click()
+    click_button(browser, 'compute the map')
+    expected = reach_map(load(ARM), voxel=VOXEL, directions=50, threads=2)
+    wait_text(browser, rf'{int(expected.reachable.sum())} points {VOXEL:g} m apart', timeout=60)
+    settled_screenshot(browser)
+    canvas = browser.find_element('tag name', 'canvas').rect
+    row, (x, y) = clickable_point(expected, canvas, panel_left(browser))
+    before = shown_positions(browser)
+    body = browser.find_element('tag name', 'body')
+    ActionChains(browser).move_to_element_with_offset(
+        body, int(round(x - body.rect['width'] / 2)),
+        int(round(y - body.rect['height'] / 2))).click().perform()
+    q = wait_positions(browser, before)
+    np.testing.assert_allclose(q, expected.positions[row], atol=1e-9)
 
 
 def test_a_file_that_is_not_a_map_exits_2_with_one_line(tmp_path):

@@ -7,7 +7,8 @@ slider per movable joint (:class:`~.joint_sliders.JointSliders`), a drag handle 
 end effector that the arm follows by inverse kinematics
 (:class:`~.ik_handles.IkHandles`), the links in collision in magenta and the collision
 objects (:class:`~.collisions.CollisionView`), a reach map's points
-(:class:`~.reach_points.ReachPoints`, ``--reach``), the end-effector readout and frame toggles
+(:class:`~.reach_points.ReachPoints`, ``--reach`` or computed on a button), the
+end-effector readout and frame toggles
 (:class:`~.fk_panel.FkPanel`), the file's warnings and mesh notes, and the located errors
 of an invalid edit.
 
@@ -63,7 +64,8 @@ class ViewOptions:
         collision_objects: objects drawn and checked (the schema of
             :mod:`hrdf_ros.motion.objects`).
         reach: a :class:`~hrdf_ros.reach.result.ReachMap` to draw
-            (:class:`~.reach_points.ReachPoints`), or ``None``.
+            (:class:`~.reach_points.ReachPoints`), or ``None`` (its button computes
+            one).
     """
 
     strict: bool = False
@@ -121,8 +123,7 @@ class FileView:
                 hint='the handles that move the end effectors (inverse kinematics)')
         self._show_robot.on_update(self._robot_toggled)
         self._show_handles.on_update(self._handles_toggled)
-        self.reach = None if options.reach is None else \
-            ReachPoints(server, options.reach, order=ORDER_REACH)
+        self.reach = ReachPoints(server, options.reach, order=ORDER_REACH)
         self.fk = FkPanel(server, order=ORDER_FK)
         self._notes = gui.add_markdown('', order=ORDER_NOTES, visible=False)
         self.watcher = FileWatcher([path])
@@ -191,8 +192,7 @@ class FileView:
             self.handles.set_robot(model, tree, kinematics, self.sliders.values,
                                    self.sliders.set_values)
             self.collisions.set_robot(model, tree, limits, scene)
-            if self.reach is not None:
-                self.reach.set_robot(model, tree, self.sliders.set_values)
+            self.reach.set_robot(model, tree, self.sliders.set_values)
             self._show(self.sliders.values())
             scene.visible = self._show_robot.value
             if old_scene is not None:
