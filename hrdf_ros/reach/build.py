@@ -189,8 +189,8 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
 
     Raises:
         ValueError: a bad voxel, count, limit or effort limit, or a map of more than
-            :data:`MAX_PAIRS` (point, direction) pairs. IndexError: no such end
-            effector.
+            16 million (point, direction) pairs (``MAX_PAIRS`` in this module).
+            IndexError: no such end effector.
     """
     voxel = _check_positive('voxel', voxel)
     directions_array = fibonacci_sphere(directions)
