@@ -66,8 +66,21 @@ def clickable_point(result, canvas, left):
     raise AssertionError('no reachable point can be clicked in the picture')
 
 
-def test_points_are_drawn_and_a_click_poses_the_arm(browser, view, reach_file):
+def click_a_point(browser, result):
+    """Click (selenium, a real click) on a point of the map the page shows; (its row,
+    the positions the page shows once they changed)."""
     from selenium.webdriver.common.action_chains import ActionChains
+    canvas = browser.find_element('tag name', 'canvas').rect
+    row, (x, y) = clickable_point(result, canvas, panel_left(browser))
+    before = shown_positions(browser)
+    body = browser.find_element('tag name', 'body')
+    ActionChains(browser).move_to_element_with_offset(
+        body, int(round(x - body.rect['width'] / 2)),
+        int(round(y - body.rect['height'] / 2))).click().perform()
+    return row, wait_positions(browser, before)
+
+
+def test_points_are_drawn_and_a_click_poses_the_arm(browser, view, reach_file):
     result, path = reach_file
     process = view(ARM, *START, '--reach', path)
     open_page(browser, process, 6, 'Reach map')
@@ -83,14 +96,7 @@ def test_points_are_drawn_and_a_click_poses_the_arm(browser, view, reach_file):
     checkbox(browser, 'show points').click()
     settled_screenshot(browser)
 
-    canvas = browser.find_element('tag name', 'canvas').rect
-    row, (x, y) = clickable_point(result, canvas, panel_left(browser))
-    before = shown_positions(browser)
-    body = browser.find_element('tag name', 'body')
-    ActionChains(browser).move_to_element_with_offset(
-        body, int(round(x - body.rect['width'] / 2)),
-        int(round(y - body.rect['height'] / 2))).click().perform()
-    q = wait_positions(browser, before)
+    row, q = click_a_point(browser, result)
     reached = Kinematics(load(ARM)).end_effector(q)[:3, 3]
     error = np.linalg.norm(reached - result.centers[row])
     print(f'clicked the point {result.centers[row]}; end effector {error:.2e} m from it')
@@ -103,7 +109,6 @@ def test_the_button_computes_the_shown_robots_map(browser, view):
     """Without --reach: choose 0.15 m, compute; the page draws the map reach_map gives
     (its point count), and a click on one of its points poses the arm there."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.action_chains import ActionChains
     process = view(ARM, *START)
     open_page(browser, process, 6, 'Reach map')
     # the folder is closed while there is no map
@@ -117,14 +122,7 @@ def test_the_button_computes_the_shown_robots_map(browser, view):
     expected = reach_map(load(ARM), voxel=VOXEL, directions=50, threads=2)
     wait_text(browser, rf'{int(expected.reachable.sum())} points {VOXEL:g} m apart', timeout=60)
     settled_screenshot(browser)
-    canvas = browser.find_element('tag name', 'canvas').rect
-    row, (x, y) = clickable_point(expected, canvas, panel_left(browser))
-    before = shown_positions(browser)
-    body = browser.find_element('tag name', 'body')
-    ActionChains(browser).move_to_element_with_offset(
-        body, int(round(x - body.rect['width'] / 2)),
-        int(round(y - body.rect['height'] / 2))).click().perform()
-    q = wait_positions(browser, before)
+    row, q = click_a_point(browser, expected)
     np.testing.assert_allclose(q, expected.positions[row], atol=1e-9)
 
 
