@@ -86,6 +86,9 @@ def test_map_fields_have_the_documented_shapes(kit):
     assert np.isfinite(r.positions[r.reachable]).all()
     assert (r.binding_joint[~r.reachable] == -1).all()
     assert r.reachable.sum() > 1000
+    # the colour scales the plot and the view draw with
+    assert r.scale_top('reachability') == 1.0
+    assert r.scale_top('payload') == np.quantile(r.payload[r.reachable], 0.99) > 0
     # the kits' joints have no limits: revolute positions are given in [-pi, pi)
     assert (np.abs(r.positions[r.reachable]) <= np.pi).all()
 

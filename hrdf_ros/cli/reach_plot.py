@@ -67,10 +67,7 @@ def plot_reach(result, model: RobotModel, path: str, title: str = '') -> None:
     figure, axes = pyplot.subplots(2, 3, figsize=(15, 9.5), dpi=80)
     for column, (field, name, unit) in enumerate(QUANTITIES):
         value = np.array(getattr(result, field), dtype=float)
-        finite = value[result.reachable & np.isfinite(value)]
-        top = float(np.quantile(finite, 0.99)) if len(finite) else 1.0
-        if field == 'reachability':
-            top = 1.0
+        top = result.scale_top(field)
         value = np.where(np.isinf(value), top, value)
         for row, (axis, layer, plane, x_label, y_label) in enumerate(planes):
             ax = axes[row, column]

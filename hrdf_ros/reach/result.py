@@ -68,6 +68,17 @@ class ReachMap:
     effort_limits: np.ndarray
     end_effector: int = 0
 
+    def scale_top(self, field: str) -> float:
+        """The top of a colour scale for ``field`` (``'reachability'``, ``'payload'`` or
+        ``'manipulability'``): 1 for the index; else the 99th percentile of the finite
+        values at the reachable points (1 when there are none), so that a few points
+        near a singularity (or an infinite payload) do not wash out the rest."""
+        if field == 'reachability':
+            return 1.0
+        value = np.asarray(getattr(self, field), dtype=float)
+        finite = value[self.reachable & np.isfinite(value)]
+        return float(np.quantile(finite, 0.99)) if len(finite) else 1.0
+
     def arrays(self) -> Dict[str, np.ndarray]:
         """Every field as a numpy array (what :meth:`save` writes)."""
         out = {}

@@ -83,7 +83,6 @@ class ReachPoints:
         self._names = ()
         self._ratios = np.ones(0)
         self._computing = False
-        self.chosen = -1
         gui = server.gui
         # closed until there is a map: the page stays as it was for who does not ask
         with gui.add_folder('Reach map', order=order,
@@ -123,7 +122,6 @@ class ReachPoints:
             self.reach = reach
             self._rows = np.nonzero(reach.reachable)[0]
             self._points = np.asarray(reach.centers[self._rows], dtype=np.float32)
-            self.chosen = -1
         self._readout.content = 'Click a point to pose the arm there.'
         self._draw()
 
@@ -161,9 +159,7 @@ class ReachPoints:
             return
         field, unit = COLOUR_BY[self._by.value]
         values = np.asarray(getattr(reach, field), dtype=float)[self._rows]
-        finite = values[np.isfinite(values)]
-        top = 1.0 if field == 'reachability' else \
-            (float(np.quantile(finite, 0.99)) if len(finite) else 1.0)
+        top = reach.scale_top(field)
         self._cloud = self._server.scene.add_point_cloud(
             '/reach', points=self._points, colors=colours(values, top),
             point_size=POINT_SHARE * reach.voxel, point_shape='circle',
@@ -190,7 +186,6 @@ class ReachPoints:
         """Pose the arm at centre ``row``'s best configuration and describe it."""
         with self._lock:
             reach = self.reach
-            self.chosen = row
             binding = reach.binding_joint[row]
             centre = ', '.join(f'{v:.3f}' for v in reach.centers[row])
             self._readout.content = (
