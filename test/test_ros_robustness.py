@@ -7,6 +7,7 @@ it was applied. No /tf may ever carry a bad message's stamp.
 """
 import os
 import signal
+import time
 
 import numpy as np
 from builtin_interfaces.msg import Time
@@ -249,14 +250,24 @@ def test_two_prefixed_robots_side_by_side(ros):
                      publish_frequency=0.0)
     try:
         assert left_probe.wait_for_node() and right_probe.wait_for_node()
-        # the left probe hears /tf from both nodes before either publishes (waiting for
-        # its own node only, the right node's first /tf could come before discovery)
+        # the left probe knows both nodes' /tf writers before either publishes
         assert left_probe.spin_until(lambda: left_probe.count_publishers('/tf') >= 2, 10.0)
         q_left, q_right = np.full(6, 0.2), np.linspace(-1, 1, 6)
-        s1 = left_probe.publish_positions(NAMES, q_left)
-        s2 = right_probe.publish_positions(NAMES, q_right)
-        assert left_probe.spin_until(lambda: left_probe.has_tf_stamped(s1)
-                                     and left_probe.has_tf_stamped(s2), 10.0)
+        # discovery is not symmetric: the left probe may see the right node's /tf writer
+        # before that writer has matched the probe's reader (and a node's joint_states
+        # reader its probe's writer), so a first message can be lost; each robot's
+        # positions are sent again, same values and a new stamp, until its /tf arrives
+        sent_left, sent_right = [], []
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline:
+            sent_left.append(left_probe.publish_positions(NAMES, q_left))
+            sent_right.append(right_probe.publish_positions(NAMES, q_right))
+            if left_probe.spin_until(
+                    lambda: any(map(left_probe.has_tf_stamped, sent_left))
+                    and any(map(left_probe.has_tf_stamped, sent_right)), 0.5):
+                break
+        assert any(map(left_probe.has_tf_stamped, sent_left))
+        assert any(map(left_probe.has_tf_stamped, sent_right))
         assert left_probe.spin_until(lambda: 'right/end_effector' in left_probe.buffer
                                      and 'left/end_effector' in left_probe.buffer, 10.0)
         np.testing.assert_allclose(left_probe.lookup('left/base_link', 'left/end_effector'),
