@@ -61,6 +61,25 @@ def test_hebi_config_gains_lower_the_effort_limits(capsys, tmp_path):
     assert (saved.payload[saved.reachable] < plain.payload[plain.reachable] - 1e-6).any()
 
 
+def test_a_floor_is_avoided_and_said_so(capsys, tmp_path):
+    pytest.importorskip('pinocchio')                  # the motion extra (make test has it)
+    out_file = tmp_path / 'map.npz'
+    code, out, err = run(capsys, 'reach', KIT, *FAST, '--floor', '-0.02', '-o', out_file)
+    assert code == 0, err
+    saved = ReachMap.load(str(out_file))
+    floor = {'name': 'floor', 'type': 'floor', 'pose': {'position': [0.0, 0.0, -0.02]}}
+    api = reach_map(load(KIT), voxel=0.15, directions=12, threads=2, avoid_collisions=True,
+                    collision_objects=[floor])
+    for name, value in api.arrays().items():
+        np.testing.assert_array_equal(saved.arrays()[name], value)
+    assert saved.avoid_collisions
+    assert out.splitlines()[1].startswith('collisions: every configuration counted is free')
+    # the end effector's frame is on its link: none of it below the floor
+    assert saved.reachable.sum() > 100 and saved.centers[saved.reachable, 2].min() > -0.02
+    plain = reach_map(load(KIT), voxel=0.15, directions=12, threads=2)
+    assert (plain.centers[plain.reachable, 2] < -0.02).sum() > 100
+
+
 def test_plot_has_six_drawn_panels(capsys, tmp_path):
     pytest.importorskip('matplotlib')
     from matplotlib import image
@@ -88,6 +107,8 @@ def test_plot_has_six_drawn_panels(capsys, tmp_path):
     (['--directions', '100000'], 'more than a map takes'),
     (['--end-effector', '4'], 'end_effector frame index 4'),
     (['--limits', 'missing.yaml'], 'missing.yaml'),
+    (['--collision-objects', 'missing.yaml'], 'missing.yaml'),
+    (['--floor', 'inf'], '--floor'),
     (['-o', '/nonexistent/folder/map.npz'], '/nonexistent/folder/map.npz'),
 ])
 def test_bad_input_exits_2_with_one_line(capsys, args, words):

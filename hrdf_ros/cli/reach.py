@@ -3,7 +3,9 @@ holds there (a :class:`~hrdf_ros.reach.result.ReachMap`).
 
 In: parsed arguments: the HRDF (or ``--hebi-config``: its names, and its gains lower the
 effort limits), ``--voxel`` (m), ``--directions``, ``--end-effector``, ``--limits`` (joint
-position limits, YAML as ``hrdf ik``), ``--threads``, ``-o MAP.npz``, ``--plot OUT.png``.
+position limits, YAML as ``hrdf ik``), ``--avoid-collisions`` (only configurations free of
+collision count; ``--collision-objects FILE`` and ``--floor Z``, as ``hrdf plan``'s, imply
+it), ``--threads``, ``-o MAP.npz``, ``--plot OUT.png``.
 Out: a summary on stdout (reachable volume, m^3; the volume where the reachability index
 is at least 0.5; payload quantiles, kg; the joint that binds most often; solves per
 second), the map and the plot when asked, a progress bar on a terminal's stderr; exit 0
@@ -19,7 +21,8 @@ import numpy as np
 
 from ..description.limits import read_limits
 from ..kinematics.ik_request import joint_limit_array
-from .common import EXIT_INVALID, EXIT_OK, UsageError, load_with_config
+from .common import (EXIT_INVALID, EXIT_OK, UsageError, add_collision_object_options,
+                     collision_objects_of, load_with_config)
 
 
 def add_parser(sub, add_file_and_config) -> None:
@@ -34,6 +37,11 @@ def add_parser(sub, add_file_and_config) -> None:
     p.add_argument('--end-effector', type=int, default=0, metavar='INDEX',
                    help='which end effector (default 0)')
     p.add_argument('--limits', metavar='YAML', help='joint position limits (as hrdf ik)')
+    p.add_argument('--avoid-collisions', action='store_true',
+                   help='count only configurations free of collision (links with each '
+                        'other, as MoveIt checks them, and with the collision objects; '
+                        'the motion extra)')
+    add_collision_object_options(p)
     p.add_argument('--threads', type=int, default=2, metavar='N',
                    help='threads of the batched IK (compiled path; default 2)')
     p.add_argument('-o', '--output', metavar='MAP.npz', help='write the map (numpy .npz)')
@@ -78,14 +86,18 @@ def cmd_reach(args) -> int:
     except (OSError, ValueError) as exc:
         raise UsageError(f'--limits: {exc}') from None
     efforts = None if arm is None else np.array([arm.limits[n].effort for n in names])
+    objects = collision_objects_of(args)
+    avoid = bool(args.avoid_collisions or objects)
     from ..reach import reach_map  # noqa: PLC0415 - only this command needs it
     progress, bar = _progress_bar(sys.stderr)
     started = time.perf_counter()
     try:
         result = reach_map(model, voxel=args.voxel, directions=args.directions,
                            index=args.end_effector, joint_limits=limits,
-                           threads=args.threads, effort_limits=efforts, progress=progress)
-    except (ValueError, IndexError) as exc:
+                           threads=args.threads, effort_limits=efforts,
+                           avoid_collisions=avoid, collision_objects=objects,
+                           progress=progress)
+    except (ValueError, IndexError, ImportError) as exc:
         raise UsageError(str(exc).strip("'\"")) from None
     finally:
         bar.close()
@@ -122,6 +134,9 @@ def summary(result, solves: int, seconds: float):
              f'({int(reachable.sum())} points)',
              f'reachability index >= 0.5: {(result.reachability >= 0.5).sum() * cube:.4f} m^3',
              ]
+    if result.avoid_collisions:
+        lines.insert(1, 'collisions: every configuration counted is free of collision '
+                        '(links with each other and with the collision objects)')
     held = result.payload[reachable]
     if len(held):
         q = np.quantile(held, [0.05, 0.5, 0.95])

@@ -25,11 +25,18 @@ The method, after REACH (ROS-Industrial) and Reuleaux:
 Every IK call is one batch on the Kinematics' path (``threads`` on the compiled one),
 capped at ``max_iterations`` Levenberg-Marquardt steps per target (restarts included),
 never a timeout: the same map on a fast and on a busy machine.
+
+With ``avoid_collisions``, every solution of steps 2 and 3 is checked by the motion
+planner's scene (:class:`~hrdf_ros.motion.scene.PlanningScene`: the links against each
+other as MoveIt checks them, and against the collision objects), one batch per IK
+batch; one in collision counts as not solved, so the neighbour passes look for another
+from the neighbours' free solutions (REACH scores a pose only where its IK answer is
+free of collision, in the same way). This needs the motion extra.
 """
 from __future__ import annotations
 
 import math
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -101,8 +108,9 @@ class _Builder:
     """The state of one map's construction (see the module docstring)."""
 
     def __init__(self, kinematics: Kinematics, index: int, limits: np.ndarray, threads: int,
-                 max_iterations: int, progress: Optional[Callable[[int, int], None]]):
-        self.kin, self.index, self.limits = kinematics, index, limits
+                 max_iterations: int, progress: Optional[Callable[[int, int], None]],
+                 scene=None):
+        self.kin, self.index, self.limits, self.scene = kinematics, index, limits, scene
         self.threads, self.max_iterations, self.progress = threads, max_iterations, progress
         self.done = 0
         self.total = 0
@@ -110,7 +118,8 @@ class _Builder:
     def solve(self, positions: np.ndarray, rotations: Optional[np.ndarray],
               seeds: np.ndarray):
         """Batch IK to ``positions`` (n, 3) (``rotations`` (n, 3, 3) with the tip-axis
-        objective, None for position only) from ``seeds`` (n, dof)."""
+        objective, None for position only) from ``seeds`` (n, dof); a solution in
+        collision (with a scene) is not a success."""
         n = len(positions)
         if n == 0:
             return np.empty((0, self.kin.dof_count)), np.zeros(0, bool)
@@ -124,10 +133,14 @@ class _Builder:
             joint_limits=self.limits, position_tolerance=TOLERANCE,
             orientation_tolerance=TOLERANCE, timeout=None,
             max_iterations=self.max_iterations, threads=self.threads)
+        success = np.array(result.success, dtype=bool)
+        if self.scene is not None and success.any():
+            rows = np.nonzero(success)[0]
+            success[rows] = self.scene.free(result.positions[rows])
         self.done += n
         if self.progress is not None:
             self.progress(self.done, max(self.total, self.done))
-        return result.positions, np.asarray(result.success, dtype=bool)
+        return result.positions, success
 
     def spread(self, neighbours: np.ndarray, solutions: np.ndarray, success: np.ndarray,
                targets: Callable[[np.ndarray], tuple]) -> None:
@@ -162,7 +175,8 @@ class _Builder:
 def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
               index: int = 0, joint_limits=None, threads: int = 1, effort_limits=None,
               samples: int = DEFAULT_SAMPLES, max_iterations: int = DEFAULT_MAX_ITERATIONS,
-              kinematics: Optional[str] = 'auto',
+              kinematics: Optional[str] = 'auto', avoid_collisions: bool = False,
+              collision_objects: Sequence = (),
               progress: Optional[Callable[[int, int], None]] = None) -> ReachMap:
     """Where an end effector reaches, in which tool directions, and the payload it holds
     there (see the module docstring for the method, :class:`ReachMap` for the fields).
@@ -182,6 +196,11 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
         samples: random configurations that find the workspace (step 1).
         max_iterations: Levenberg-Marquardt steps per IK target.
         kinematics: the evaluation path (``'auto'``: compiled where installed).
+        avoid_collisions: count only configurations free of collision (module
+            docstring): the links with each other, and with ``collision_objects``.
+        collision_objects: :class:`~hrdf_ros.motion.objects.CollisionObject` values
+            or mappings of their schema (``hrdf plan --collision-objects``'s YAML);
+            only with ``avoid_collisions``.
         progress: called as ``progress(solves done, solves planned)`` after each batch.
 
     Returns:
@@ -189,8 +208,11 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
 
     Raises:
         ValueError: a bad voxel, count, limit or effort limit, or a map of more than
-            16 million (point, direction) pairs (``MAX_PAIRS`` in this module).
-            IndexError: no such end effector.
+            16 million (point, direction) pairs (``MAX_PAIRS`` in this module), a
+            collision object that is wrong, or collision objects without
+            ``avoid_collisions``.
+        IndexError: no such end effector.
+        ImportError: ``avoid_collisions`` without the motion extra.
     """
     voxel = _check_positive('voxel', voxel)
     directions_array = fibonacci_sphere(directions)
@@ -204,7 +226,8 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
     given = joint_limit_array(joint_limits, names)
     limits = search_limits(model, given)
     efforts = _efforts(model, names, effort_limits)
-    builder = _Builder(kin, index, limits, threads, int(max_iterations), progress)
+    scene = _scene(model, kinematics, avoid_collisions, collision_objects)
+    builder = _Builder(kin, index, limits, threads, int(max_iterations), progress, scene)
 
     # 1. where to look
     box = _sample_box(model, limits)
@@ -274,7 +297,21 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
                     reachable=reachable, solved=solved, reachability=solved.mean(axis=1),
                     positions=positions, manipulability=manipulability, payload=payload,
                     binding_joint=binding, joint_names=names, effort_limits=efforts,
-                    end_effector=int(index))
+                    end_effector=int(index), avoid_collisions=bool(avoid_collisions))
+
+
+def _scene(model: RobotModel, kinematics, avoid_collisions, collision_objects):
+    """The motion planner's scene of ``model`` with the objects, or None when the map
+    ignores collisions."""
+    if not isinstance(avoid_collisions, (bool, np.bool_)):
+        raise ValueError(f'avoid_collisions must be True or False, got {avoid_collisions!r}')
+    objects = list(collision_objects or ())
+    if not avoid_collisions:
+        if objects:
+            raise ValueError('collision objects are checked only with avoid_collisions=True')
+        return None
+    from ..motion.planner import MotionPlanner      # the motion extra, only when asked
+    return MotionPlanner(model, objects, kinematics=kinematics).scene
 
 
 def _wrap_free_revolute(model: RobotModel, free: np.ndarray, q: np.ndarray) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Dict, Tuple
 
 import numpy as np
@@ -31,9 +31,10 @@ class ReachMap:
         directions: (N, 3) unit vectors, the tool directions (a Fibonacci sphere).
         centers: (M, 3) m, the lattice points ``k * voxel`` in reach.
         reachable: (M,) bool, position-only IK puts the end effector's origin at the
-            centre.
+            centre (in a configuration free of collision, when ``avoid_collisions``).
         solved: (M, N) bool, IK with the ``'tip_axis'`` objective (the end effector's z
-            axis along ``directions[k]``, roll free) succeeds at the centre.
+            axis along ``directions[k]``, roll free) succeeds at the centre (free of
+            collision, when ``avoid_collisions``).
         reachability: (M,) the reachability index, ``solved.mean(axis=1)`` (Zacharias
             et al. 2007; Reuleaux).
         positions: (M, dof) the best configuration found at the centre: of the solved
@@ -52,6 +53,11 @@ class ReachMap:
         joint_names: (dof,) str, the model's joint names.
         effort_limits: (dof,) N m (N), the limits the payload was computed under.
         end_effector: the end effector's index.
+        avoid_collisions: every configuration the map counts is free of collision: of
+            the robot's links with each other (the pairs MoveIt checks: the SRDF's
+            disabled pairs are not) and with the collision objects the map was built
+            with (:class:`~hrdf_ros.motion.scene.PlanningScene`'s checks). False: the
+            map ignores collisions.
     """
 
     voxel: float
@@ -67,6 +73,7 @@ class ReachMap:
     joint_names: Tuple[str, ...]
     effort_limits: np.ndarray
     end_effector: int = 0
+    avoid_collisions: bool = False
 
     def scale_top(self, field: str) -> float:
         """The top of a colour scale for ``field`` (``'reachability'``, ``'payload'`` or
@@ -113,14 +120,17 @@ class ReachMap:
         """
         try:
             with np.load(path, allow_pickle=False) as data:
-                values = {f.name: data[f.name] for f in fields(cls)}
+                # a field with a default may be missing: a map saved before it existed
+                values = {f.name: data[f.name] for f in fields(cls)
+                          if f.name in data.files or f.default is MISSING}
         except KeyError as exc:
             raise ValueError(f'{path}: not a reach map (no field {exc})') from None
         except (zipfile.BadZipFile, EOFError, ValueError) as exc:
             # numpy takes a file that is not a zip or .npy for a pickle, and refuses it
             raise ValueError(f'{path}: not a reach map ({exc})') from None
         values['voxel'] = float(values['voxel'])
-        values['end_effector'] = int(values['end_effector'])
+        values['end_effector'] = int(values.get('end_effector', 0))
+        values['avoid_collisions'] = bool(values.get('avoid_collisions', False))
         values['joint_names'] = tuple(str(n) for n in values['joint_names'])
         result = cls(**values)
         result.check()
