@@ -166,6 +166,20 @@ def test_reach_tutorial_runs(workdir):
     assert os.path.getsize(os.path.join(workdir, 'reach.png')) > 10000
     [code] = _blocks(page, 'python')
     _run_python(code, workdir)
+    # the map on a table: the volumes the page quotes are the command's
+    [table] = [line for b in _blocks(page, 'bash') for line in b.splitlines()
+               if line.startswith('hrdf reach --floor')]
+    result = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', *shlex.split(table)[1:]],
+                            cwd=workdir, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith('collisions: every configuration counted is free')
+    volume = float(lines[2].split(':')[1].split()[0])
+    half = float(lines[3].split(':')[1].split()[0])
+    with open(os.path.join(REPO, page), encoding='utf-8') as handle:
+        text = ' '.join(handle.read().split())
+    assert f'to {volume:.2f} m^3, and the volume with an index of at least 0.5' in text
+    assert f'to {half:.2f} m^3: the lower half' in text
 
 
 def test_mujoco_tutorial_runs(workdir):

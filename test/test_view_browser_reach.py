@@ -4,7 +4,7 @@ switched), the legend names the quantity and its scale, and a real click on a po
 (selenium, at the point's pixel under the test camera) poses the arm at the point's best
 configuration: the end effector, by FK of the positions the page shows, at the centre
 within 1e-4 m. Without a map, the panel's button computes the robot's (the map
-reach_map gives). A file that is not a map exits 2 with one line.
+reach_map gives; "free of collision" with the view's floor: the map that avoids it). A file that is not a map exits 2 with one line.
 """
 import os
 import subprocess
@@ -86,7 +86,8 @@ def test_points_are_drawn_and_a_click_poses_the_arm(browser, view, reach_file):
     open_page(browser, process, 6, 'Reach map')
     wait_text(browser, r'reachability index, share of the tool directions solved: dark '
                        r'purple 0 .* yellow 1')
-    wait_text(browser, rf'{int(result.reachable.sum())} points {VOXEL:g} m apart')
+    wait_text(browser, rf'{int(result.reachable.sum())} points {VOXEL:g} m apart, '
+                       'collisions ignored')
     shown = settled_screenshot(browser).astype(int)
     checkbox(browser, 'show points').click()
     hidden = settled_screenshot(browser).astype(int)
@@ -106,10 +107,11 @@ def test_points_are_drawn_and_a_click_poses_the_arm(browser, view, reach_file):
 
 
 def test_the_button_computes_the_shown_robots_map(browser, view):
-    """Without --reach: choose 0.15 m, compute; the page draws the map reach_map gives
-    (its point count), and a click on one of its points poses the arm there."""
+    """Without --reach, with a floor: choose 0.15 m and "free of collision", compute;
+    the page draws the map reach_map gives with that floor (its point count), and a
+    click on one of its points poses the arm there."""
     from selenium.webdriver.common.by import By
-    process = view(ARM, *START)
+    process = view(ARM, *START, '--floor', '-0.02')
     open_page(browser, process, 6, 'Reach map')
     # the folder is closed while there is no map
     assert 'No map: compute one' not in page_text(browser)
@@ -118,9 +120,15 @@ def test_the_button_computes_the_shown_robots_map(browser, view):
     browser.find_element(By.XPATH, "//*[normalize-space(text())='voxel (m)']/ancestor::*"
                                    "[.//input][1]//input").click()
     browser.find_element(By.XPATH, "//*[normalize-space(text())='0.15']").click()
+    checkbox(browser, 'free of collision').click()
     click_button(browser, 'compute the map')
-    expected = reach_map(load(ARM), voxel=VOXEL, directions=50, threads=2)
-    wait_text(browser, rf'{int(expected.reachable.sum())} points {VOXEL:g} m apart', timeout=60)
+    floor = {'name': 'floor', 'type': 'floor', 'pose': {'position': [0.0, 0.0, -0.02]}}
+    expected = reach_map(load(ARM), voxel=VOXEL, directions=50, threads=2,
+                         avoid_collisions=True, collision_objects=[floor])
+    plain = reach_map(load(ARM), voxel=VOXEL, directions=50, threads=2)
+    assert expected.reachable.sum() < plain.reachable.sum()      # the floor counts
+    wait_text(browser, rf'{int(expected.reachable.sum())} points {VOXEL:g} m apart, '
+                       'free of collision', timeout=60)
     settled_screenshot(browser)
     row, q = click_a_point(browser, expected)
     np.testing.assert_allclose(q, expected.positions[row], atol=1e-9)

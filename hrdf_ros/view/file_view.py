@@ -123,7 +123,8 @@ class FileView:
                 hint='the handles that move the end effectors (inverse kinematics)')
         self._show_robot.on_update(self._robot_toggled)
         self._show_handles.on_update(self._handles_toggled)
-        self.reach = ReachPoints(server, options.reach, order=ORDER_REACH)
+        self.reach = ReachPoints(server, options.reach, order=ORDER_REACH,
+                                 objects=self.collisions.objects)
         self.fk = FkPanel(server, order=ORDER_FK)
         self._notes = gui.add_markdown('', order=ORDER_NOTES, visible=False)
         self.watcher = FileWatcher([path])

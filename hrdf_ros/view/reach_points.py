@@ -3,12 +3,13 @@ reachability index, the payload or the manipulability, with a legend; a click po
 arm at the chosen point's best configuration.
 
 In: the viser server, a :class:`~hrdf_ros.reach.result.ReachMap` (``hrdf view --reach
-MAP.npz``) or none, and on each (re)load the model, its frame tree and the sliders'
+MAP.npz``) or none, the view's collision objects, and on each (re)load the model, its frame tree and the sliders'
 ``set_values``. Out: the scene node ``/reach`` (one point per reachable centre, in the
 reference frame, m), a "Reach map" folder (show, colour by, the legend: the colour scale's
 ends and units; the chosen point: its centre, index, payload, manipulability, binding
 joint; a button that computes the shown robot's map, 50 directions at the voxel chosen,
-in a thread, its progress in the panel), and on a click in the scene the reachable centre nearest the click's ray (within
+free of collision with the view's collision objects or not (a switch), in a thread, its
+progress in the panel), and on a click in the scene the reachable centre nearest the click's ray (within
 half a voxel of it; the nearest to the camera among those) chosen and the sliders moved to
 its ``positions``. A map of another number of joints than the robot's is drawn, says so,
 and moves nothing.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Sequence
 
 import numpy as np
 
@@ -71,10 +72,13 @@ class ReachPoints:
         server: the viser server.
         reach: the map, or None (the button computes one).
         order: place of the folder in the page (viser's ``order``).
+        objects: the view's collision objects, which a map computed free of collision
+            avoids (:class:`~hrdf_ros.motion.objects.CollisionObject` values).
     """
 
-    def __init__(self, server, reach=None, order: Optional[float] = None):
-        self._server, self.reach = server, None
+    def __init__(self, server, reach=None, order: Optional[float] = None,
+                 objects: Sequence = ()):
+        self._server, self.reach, self._objects = server, None, list(objects)
         self._lock = threading.Lock()
         self._rows = np.zeros(0, dtype=int)
         self._points = np.zeros((0, 3), dtype=np.float32)
@@ -94,6 +98,10 @@ class ReachPoints:
             self._readout = gui.add_markdown('No map: compute one, or start with '
                                              '`--reach MAP.npz` (`hrdf reach -o`).')
             self._voxel = gui.add_dropdown('voxel (m)', VOXELS, initial_value=VOXELS[0])
+            self._free = gui.add_checkbox(
+                'free of collision', initial_value=False,
+                hint='count only configurations free of collision: the links with each '
+                     'other and with the collision objects (hrdf reach --avoid-collisions)')
             self._compute = gui.add_button(
                 'compute the map', hint=f'{DIRECTIONS} tool directions per point; a 5 cm '
                 'map of a 6-DoF arm takes about 20 s')
@@ -132,10 +140,11 @@ class ReachPoints:
             self._computing = True
             model = self._model
         self._compute.disabled = True
-        threading.Thread(target=self._computed, args=(model, float(self._voxel.value)),
+        threading.Thread(target=self._computed,
+                         args=(model, float(self._voxel.value), bool(self._free.value)),
                          daemon=True).start()
 
-    def _computed(self, model, voxel: float) -> None:
+    def _computed(self, model, voxel: float, free: bool) -> None:
         """The thread that computes a map (module docstring); never raises."""
         from ..reach import reach_map  # noqa: PLC0415 - only when asked
 
@@ -143,8 +152,11 @@ class ReachPoints:
             self._readout.content = f'Computing the map: {done / max(total, 1):.0%}'
         try:
             reach = reach_map(model, voxel=voxel, directions=DIRECTIONS,
-                              threads=max(1, min(4, os.cpu_count() or 1)), progress=progress)
-        except (ValueError, IndexError) as exc:
+                              threads=max(1, min(4, os.cpu_count() or 1)),
+                              avoid_collisions=free,
+                              collision_objects=self._objects if free else (),
+                              progress=progress)
+        except (ValueError, IndexError, ImportError) as exc:
             self._readout.content = f'**No map**: {exc}'
         else:
             self._set_map(reach)
@@ -168,7 +180,8 @@ class ReachPoints:
         self._legend.content = (
             f'**{self._by.value}**, {unit}: dark purple **0** → teal → yellow '
             f'**{top:.3g}**{clipped}; {len(self._rows)} points {reach.voxel:g} m '
-            'apart')
+            'apart, ' + ('free of collision' if reach.avoid_collisions
+                         else 'collisions ignored'))
 
     def _visibility(self) -> None:
         if self._cloud is not None:
