@@ -4,7 +4,8 @@ switched), the legend names the quantity and its scale, and a real click on a po
 (selenium, at the point's pixel under the test camera) poses the arm at the point's best
 configuration: the end effector, by FK of the positions the page shows, at the centre
 within 1e-4 m. Without a map, the panel's button computes the robot's (the map
-reach_map gives; "free of collision" with the view's floor: the map that avoids it). A file that is not a map exits 2 with one line.
+reach_map gives; "free of collision" with the view's floor: the map that avoids it). A
+file that is not a map exits 2 with one line.
 """
 import os
 import subprocess

@@ -40,7 +40,7 @@ def add_parser(sub, add_file_and_config) -> None:
     p.add_argument('--avoid-collisions', action='store_true',
                    help='count only configurations free of collision (links with each '
                         'other, as MoveIt checks them, and with the collision objects; '
-                        'the motion extra)')
+                        'implied by --collision-objects and --floor; the motion extra)')
     add_collision_object_options(p)
     p.add_argument('--threads', type=int, default=2, metavar='N',
                    help='threads of the batched IK (compiled path; default 2)')

@@ -3,16 +3,17 @@ reachability index, the payload or the manipulability, with a legend; a click po
 arm at the chosen point's best configuration.
 
 In: the viser server, a :class:`~hrdf_ros.reach.result.ReachMap` (``hrdf view --reach
-MAP.npz``) or none, the view's collision objects, and on each (re)load the model, its frame tree and the sliders'
-``set_values``. Out: the scene node ``/reach`` (one point per reachable centre, in the
-reference frame, m), a "Reach map" folder (show, colour by, the legend: the colour scale's
-ends and units; the chosen point: its centre, index, payload, manipulability, binding
-joint; a button that computes the shown robot's map, 50 directions at the voxel chosen,
-free of collision with the view's collision objects or not (a switch), in a thread, its
-progress in the panel), and on a click in the scene the reachable centre nearest the click's ray (within
-half a voxel of it; the nearest to the camera among those) chosen and the sliders moved to
-its ``positions``. A map of another number of joints than the robot's is drawn, says so,
-and moves nothing.
+MAP.npz``) or none, the view's collision objects, and on each (re)load the model, its
+frame tree and the sliders' ``set_values``. Out: the scene node ``/reach`` (one point per
+reachable centre, in the reference frame, m), a "Reach map" folder (show, colour by, the
+legend: the colour scale's ends and units, and whether the map checked collisions; the
+chosen point: its centre, index, payload, manipulability, binding joint; a button that
+computes the shown robot's map, 50 directions at the voxel chosen, free of collision with
+the view's collision objects or not (a switch), in a thread, its progress in the panel),
+and on a click in the scene the reachable centre nearest the click's ray (within half a
+voxel of it; the nearest to the camera among those) chosen and the sliders moved to its
+``positions``. A map of another number of joints than the robot's is drawn, says so, and
+moves nothing.
 """
 from __future__ import annotations
 
