@@ -210,6 +210,47 @@ def test_two_hundred_plans_keep_tf_at_its_rate_and_memory_flat(node, probe):
     assert memory[200] - memory[50] <= 2048
 
 
+def test_after_the_warm_up_a_collision_free_ik_request_compiles_nothing():
+    """The planner's warm-up (first motion request) loads every compiled kernel a
+    collision-free ``~/solve_ik`` with its 0.05 s uses, the restarts' batched solve with
+    a time limit included: the tutorial's request, right after, adds no compiled
+    signature and succeeds (on a cold cache, that compile used the request's whole time:
+    -31 in CI)."""
+    import subprocess
+    import sys
+    code = (
+        "import numba\n"
+        "from hrdf_ros_interfaces.srv import SolveIk\n"
+        "from hrdf_ros.ros.ik_service import IkQueries\n"
+        "from hrdf_ros.ros.loaded_robot import RobotOptions, load_robot\n"
+        "from hrdf_ros.ros.motion_service import MotionDefaults, MotionQueries\n"
+        "from hrdf_ros.kinematics import compiled, compiled_ik\n"
+        "from hrdf_ros.motion import compiled_sieve\n"
+        f"robot = load_robot(RobotOptions(), path={os.path.join(KITS_DIR, KIT7)!r})\n"
+        "ik = IkQueries(robot, 0.05)\n"
+        "queries = MotionQueries(robot, ik, MotionDefaults())\n"
+        "queries.planner()\n"
+        "def signatures():\n"
+        "    return sum(len(f.signatures) for m in (compiled, compiled_ik, compiled_sieve)\n"
+        "               for f in vars(m).values()\n"
+        "               if isinstance(f, numba.core.registry.CPUDispatcher))\n"
+        "before = signatures()\n"
+        "request = SolveIk.Request()\n"
+        "request.target.pose.position.x, request.target.pose.position.y = 0.3, -0.2\n"
+        "request.target.pose.position.z = 0.1\n"
+        "request.target.pose.orientation.x = 1.0\n"
+        "request.seed.name = ['J1', 'J2', 'J3', 'J4', 'J5', 'J6', 'J7']\n"
+        "request.seed.position = [0.1, -0.9, -0.2, -1.2, 0.6, 0.8, -0.9]\n"
+        "request.avoid_collisions = True\n"
+        "answer = queries.solve_ik(request, SolveIk.Response(), None)\n"
+        "print(before, signatures(), answer.error_code)\n")
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    before, after, code = map(int, result.stdout.split())
+    assert before > 0 and after == before and code == 1, result.stdout
+
+
 def test_without_the_motion_extra_the_services_answer_99999_naming_it():
     """The node's motion requests, answered in a process where Pinocchio, OMPL and
     TOPP-RA cannot be imported: FAILURE (99999) with the message that names the extra;
