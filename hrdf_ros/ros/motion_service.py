@@ -161,27 +161,9 @@ class MotionQueries:
                                         kinematics='auto')
             except (ImportError, ValueError) as exc:   # the extra missing; a bad object
                 raise IkError(FAILURE, str(exc)) from None
-            self._warm_up(planner)
+            planner.warm_up()
             self._planner = planner
         return self._planner
-
-    def _warm_up(self, planner) -> None:
-        """A collision check, an IK solve, a collision-free IK that restarts, and a
-        straight line: the first call of each loads or compiles what it needs. The
-        restarts are one batched solve with a time limit, a kernel of its own; on a cold
-        cache its compiling took a request's whole 0.05 s (a tutorial call answered -31
-        in CI)."""
-        zero = np.zeros(self.robot.model.dof_count)
-        planner.in_collision(zero)
-        if self.robot.model.frame_count('end_effector'):
-            pose = planner.kinematics.end_effector(zero)
-            planner.solve_ik(pose, zero, avoid_collisions=False, max_iterations=20,
-                             timeout=None)
-            out_of_reach = pose.copy()
-            out_of_reach[:3, 3] += 100.0              # m: the seed fails, restarts follow
-            planner.solve_ik(out_of_reach, zero, avoid_collisions=True, max_iterations=5,
-                             timeout=0.001)
-        planner.plan(zero, zero, avoid_collisions=False)
 
     # -- requests ---------------------------------------------------------------------
 
