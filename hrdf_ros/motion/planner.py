@@ -133,26 +133,6 @@ class MotionPlanner:
         self.trajectory_joints = list(dict.fromkeys(joints)) or list(self.joint_names)
         self._columns = [self.joint_names.index(j) for j in self.trajectory_joints]
 
-    def warm_up(self) -> None:
-        """Load or compile, now, what the first request of each kind would: a collision
-        check, an IK solve, a collision-free IK that restarts, and a straight line. The
-        restarts are one batched solve with a time limit, a compiled kernel of its own;
-        on a cold cache its compiling took a whole request's time (a node's
-        ``~/solve_ik`` with ``avoid_collisions`` and 0.05 s answered -31). Takes ~15 ms
-        from a warm cache; servers call it before their first request's clock starts."""
-        zero = np.clip(np.zeros(self.model.dof_count), self.position_limits[:, 0],
-                       self.position_limits[:, 1])
-        self.in_collision(zero)
-        if self.model.frame_count('end_effector'):
-            pose = self.kinematics.end_effector(zero)
-            self.solve_ik(pose, zero, avoid_collisions=False, max_iterations=20,
-                          timeout=None)
-            out_of_reach = pose.copy()
-            out_of_reach[:3, 3] += 100.0              # m: the seed fails, restarts follow
-            self.solve_ik(out_of_reach, zero, avoid_collisions=True, max_iterations=5,
-                          timeout=0.001)
-        self.plan(zero, zero, avoid_collisions=False)
-
     # -- collision checks ------------------------------------------------------------
     def in_collision(self, positions) -> bool:
         """True when a (dof,) state is in collision (``hrdf_ros.motion.scene.PlanningScene``).

@@ -153,6 +153,7 @@ class MotionQueries:
                                    position_limits=robot.position_limits)
             try:
                 from ..motion import MotionPlanner  # noqa: PLC0415 - the motion extra
+                from ..motion.warm_up import warm_up  # noqa: PLC0415
                 # the compiled path where installed, whatever the node's kinematics
                 # parameter: collision-free IK restarts within a pose goal's 0.1 s (30 us
                 # a step on the numpy path, 1 us compiled; a 7-DoF kit's pose behind the
@@ -161,7 +162,7 @@ class MotionQueries:
                                         kinematics='auto')
             except (ImportError, ValueError) as exc:   # the extra missing; a bad object
                 raise IkError(FAILURE, str(exc)) from None
-            planner.warm_up()
+            warm_up(planner)
             self._planner = planner
         return self._planner
 

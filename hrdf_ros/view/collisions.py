@@ -10,10 +10,10 @@ visuals in :data:`IN_COLLISION` and back in their colours once free, the objects
 translucent shapes, and :attr:`CollisionView.planner` (a :class:`hrdf_ros.MotionPlanner`
 of the drawn robot, names and limits as drawn) once it is built.
 
-The planner (the ``motion`` extra) is built and warmed up
-(:meth:`~hrdf_ros.MotionPlanner.warm_up`) in a thread of its own at each (re)load, so
-the page comes up at once and the first drag's IK has its whole time; until it is ready the line says so, and the checks start with
-the next pose shown. Without the extra the line says what to install. Checks are those of
+The planner (the ``motion`` extra) is built and warmed up (``hrdf_ros.motion.warm_up``)
+in a thread of its own at each (re)load, so the page comes up at once and the first
+drag's IK has its whole time; until it is ready the line says so, and the checks start
+with the next pose shown. Without the extra the line says what to install. Checks are those of
 :meth:`hrdf_ros.MotionPlanner.colliding_pairs` (the robot's collision shapes, the SRDF's
 allowed pairs, the objects), at the degrees of freedom the sliders show (a gripper's
 finger at its closed position, as the planner counts it).
@@ -78,9 +78,10 @@ class CollisionView:
     def _build(self, generation: int, model, tree, limits) -> None:
         try:
             from ..motion import MotionPlanner  # noqa: PLC0415 - the motion extra
+            from ..motion.warm_up import warm_up  # noqa: PLC0415
             description = describe(model, 'robot', tree=tree, position_limits=limits)
             planner = MotionPlanner(model, self.objects, description=description)
-            planner.warm_up()        # here, not in the first drag's collision-free IK
+            warm_up(planner)         # here, not in the first drag's collision-free IK
         except (ImportError, ValueError) as exc:     # the extra missing; bad limits
             self._text.content = f'**Collisions**: not checked ({exc})'
             return
