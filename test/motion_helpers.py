@@ -46,7 +46,11 @@ class Mplib:
         return full
 
     def collides(self, q) -> bool:
-        return len(self.planner.check_for_self_collision(self.state(q))) > 0
+        """The links with each other, or with an object added to mplib's planning world
+        (none unless a test adds one)."""
+        state = self.state(q)
+        return bool(self.planner.check_for_self_collision(state)
+                    or self.planner.check_for_env_collision(state))
 
 
 def free_states(planner, count, rng, width=math.pi):

@@ -48,24 +48,18 @@ def maps(tmp_path_factory):
     return model, plain, free, oracle
 
 
-def _collides(oracle, q) -> bool:
-    state = oracle.state(q)
-    return bool(oracle.planner.check_for_self_collision(state)
-                or oracle.planner.check_for_env_collision(state))
-
-
 def test_kept_configurations_are_free_in_mplib_and_at_their_points(maps):
     model, plain, free, oracle = maps
     assert free.avoid_collisions and not plain.avoid_collisions
     rows = np.flatnonzero(free.reachable)
     assert len(rows) > 1000
-    hits = [k for k in rows if _collides(oracle, free.positions[k])]
+    hits = [k for k in rows if oracle.collides(free.positions[k])]
     assert hits == []
     tips = Kinematics(model).end_effector(free.positions[rows])[:, :3, 3]
     assert np.abs(tips - free.centers[rows]).max() < 2e-5
     # without the check, the map keeps configurations in collision
     plain_rows = np.flatnonzero(plain.reachable)
-    assert sum(_collides(oracle, plain.positions[k]) for k in plain_rows) > 20
+    assert sum(oracle.collides(plain.positions[k]) for k in plain_rows) > 20
 
 
 def test_points_in_the_ball_are_out_of_reach_and_the_check_only_removes(maps):
