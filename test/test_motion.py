@@ -214,6 +214,29 @@ def test_collision_free_ik_batches_and_its_option(arm):
 
 # -- timing --------------------------------------------------------------------------------
 
+def test_an_end_effector_no_joint_moves_is_answered_without_restarts():
+    """HEBI's Daisy (hebi-python-examples): its one end effector is on the body, which
+    no joint moves. Collision-free IK answers from the seed alone (restarts cannot move
+    it), and the warm-up a server runs before its first request goes through."""
+    from hrdf_ros.motion.warm_up import warm_up
+    daisy = os.path.join(os.path.dirname(KITS_DIR), 'real', 'trees',
+                         'HebiRobotics_hebi-python-examples@e8d76a5728', 'kits', 'daisy',
+                         'resources', 'daisy.hrdf')
+    planner = MotionPlanner(load(daisy))
+    assert len(planner.kinematics.end_effector_joints(0)) == 0
+    zero = np.zeros(planner.model.dof_count)
+    here = planner.kinematics.end_effector(zero)
+    assert planner.solve_ik(here, zero, timeout=None, max_iterations=100).success
+    far = here.copy()
+    far[:3, 3] += 1.0
+    for timeout in (None, 0.01):
+        result = planner.solve_ik(far, zero, timeout=timeout, max_iterations=100)
+        alone = planner.solve_ik(far, zero, avoid_collisions=False, timeout=timeout,
+                                 max_iterations=100)
+        assert not result.success and result.restarts == alone.restarts
+    warm_up(planner)
+
+
 def test_the_controllers_quintic_plays_a_cubic_exactly():
     c = np.array([0.3, -0.2, 0.5, 0.7])
     p = np.polynomial.Polynomial(c)

@@ -15,7 +15,8 @@ revolute joint), until the time or the attempts run out. The answer is the first
 in that order, that reaches the pose free of collision. Starts after the seed are solved
 :data:`BLOCK` at a time (one batch call, each with a share of the time left, then one
 batch of collision checks), which costs less than one call each. The same request
-gives the same answer with an iteration cap instead of a timeout.
+gives the same answer with an iteration cap instead of a timeout. An end effector that
+no joint moves has the seed's answer only.
 """
 from __future__ import annotations
 
@@ -68,7 +69,8 @@ class CollisionFreeIk:
             chain = self._kinematics.end_effector_joints(index)
             bases = primes(len(chain))
             points = np.array([[halton(k, base) for base in bases]
-                               for k in range(MAX_ATTEMPTS + BLOCK)]).reshape(-1, len(chain))
+                               for k in range(MAX_ATTEMPTS + BLOCK)]
+                              ).reshape(MAX_ATTEMPTS + BLOCK, len(chain))
             self._chains[index] = (chain, bases, points)
         return self._chains[index]
 
@@ -128,7 +130,10 @@ class CollisionFreeIk:
         best = (result.success, -result.position_error, result.positions,
                 result.orientation_error)
         attempt = 1
-        while deadline is None or time.perf_counter() < deadline:
+        # no joint moves the end effector (on the body of a legged robot): no restart can
+        # give another answer
+        moved = len(self._chain(index)[0]) > 0
+        while moved and (deadline is None or time.perf_counter() < deadline):
             if attempt >= MAX_ATTEMPTS and deadline is None:
                 break
             size = BLOCK
