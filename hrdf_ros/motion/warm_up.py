@@ -3,9 +3,10 @@
 In: a :class:`~hrdf_ros.motion.planner.MotionPlanner`. Out: nothing; afterwards the
 first request of each kind (a collision check, an IK solve, a collision-free IK that
 restarts, a straight line) loads and compiles nothing. The restarts are one batched
-solve with a time limit, a compiled kernel of its own; on a cold cache its compiling took
-a whole request's time (a node's ``~/solve_ik`` with ``avoid_collisions`` and 0.05 s
-answered -31). Takes ~15 ms from a warm cache; servers call it before their first
+solve, a compiled signature of its own; on a cold cache its compiling took a whole
+request's time (a node's ``~/solve_ik`` with ``avoid_collisions`` and 0.05 s answered
+-31). Every call here has an iteration cap and no time limit, so the same work is done on
+a busy machine. ~7 ms once the kernels are loaded; servers call it before their first
 request's clock starts (the node's motion queries, ``hrdf view``'s collision planner).
 """
 from __future__ import annotations
@@ -28,5 +29,5 @@ def warm_up(planner) -> None:
                          timeout=None)
         far = pose.copy()
         far[:3, 3] += OUT_OF_REACH
-        planner.solve_ik(far, zero, avoid_collisions=True, max_iterations=5, timeout=0.001)
+        planner.solve_ik(far, zero, avoid_collisions=True, max_iterations=5, timeout=None)
     planner.plan(zero, zero, avoid_collisions=False)
