@@ -212,9 +212,9 @@ def test_two_hundred_plans_keep_tf_at_its_rate_and_memory_flat(node, probe):
 
 def test_after_the_warm_up_a_collision_free_ik_request_compiles_nothing():
     """The planner's warm-up (first motion request) loads every compiled kernel a
-    collision-free ``~/solve_ik`` uses, the restarts' batched solve included: the tutorial's request, right after, adds no compiled signature and
-    succeeds (on a cold cache, that compile used the request's whole 0.05 s: -31 in
-    CI)."""
+    collision-free ``~/solve_ik`` uses, the restarts' batched solve included: the
+    tutorial's request, right after, adds no compiled signature and succeeds (on a cold
+    cache, that compile used the request's whole 0.05 s: -31 in CI)."""
     import subprocess
     import sys
     code = (
