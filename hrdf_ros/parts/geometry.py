@@ -207,14 +207,27 @@ def primitive_shapes(element: Element, series: Optional[str] = None,
     shapes = []
     radius = TUBE_RADIUS if element.kind == 'link' else 0.8 * TUBE_RADIUS
     for point in outputs:
-        segment = _segment((0.0, 0.0, 0.0), point, radius)
-        if segment is not None:
-            shapes.append(segment)
+        for start, end in _path(point, element.kind == 'rigid-body'):
+            segment = _segment(start, end, radius)
+            if segment is not None:
+                shapes.append(segment)
     if element.kind == 'bracket':
         shapes.append(Shape('box', (0.04, 0.04, 0.01), _translation((0.0, 0.0, 0.005))))
-    if element.kind == 'rigid-body' and element.mass > 0.0:
+    if element.kind == 'rigid-body' and element.mass > 0.0 \
+            and np.asarray(element.com)[2, 3] >= 0.0:
         shapes.append(_mass_sphere(element))
     return shapes
+
+
+def _path(output, around: bool):
+    """The segments from the input frame's origin to an output point: straight; for
+    a body bolted to an actuator's output (``around``) whose output lies behind that
+    face (z < 0), out along the face to above the output, then back to it."""
+    output = np.asarray(output, dtype=float)
+    if not around or output[2] >= 0.0:
+        return [((0.0, 0.0, 0.0), output)]
+    corner = (float(output[0]), float(output[1]), 0.0)
+    return [((0.0, 0.0, 0.0), corner), (corner, output)]
 
 
 def _mass_sphere(element: Element) -> Shape:
