@@ -117,6 +117,14 @@ def _bounds(chain: IkChain, limits: np.ndarray) -> np.ndarray:
                                           np.where(free, chain.period, 0.0)]))
 
 
+def with_timeout(problem: IkProblem, timeout: float) -> IkProblem:
+    """``problem`` with another ``timeout`` (s per target, > 0; ``math.inf``: none),
+    unchecked: a copy in a microsecond (``dataclasses.replace`` takes ~15)."""
+    return IkProblem(problem.frame_set, problem.chain, problem.bounds, problem.bases,
+                     problem.mode, problem.position_tolerance, problem.orientation_tolerance,
+                     problem.orientation_length, timeout, problem.max_iterations)
+
+
 def _problem(chain: IkChain, orientation, bounds: np.ndarray, position_tolerance,
              orientation_tolerance, timeout, max_iterations) -> IkProblem:
     """The request's constants (checked)."""
@@ -204,16 +212,47 @@ class InverseKinematics:
                 joint name, limit, tolerance or timeout, or neither a timeout nor
                 ``max_iterations``. IndexError: no such end effector.
         """
-        chain, names = self._ik_chain(index), self.model.joint_names()
         threads = evaluate.check_threads(threads)
+        problem = self.ik_problem(index, orientation=orientation, joint_limits=joint_limits,
+                                  position_tolerance=position_tolerance,
+                                  orientation_tolerance=orientation_tolerance,
+                                  timeout=timeout, max_iterations=max_iterations)
         targets, single = check_targets(target)
-        seeds = check_seeds(seed, len(targets), len(names))
+        seeds = check_seeds(seed, len(targets), self.dof_count)
+        result = self.solve_ik_problem(problem, targets, seeds, threads)
+        if single:
+            return IkResult(result.positions[0], bool(result.success[0]),
+                            float(result.position_error[0]),
+                            float(result.orientation_error[0]), int(result.iterations[0]),
+                            int(result.restarts[0]))
+        return result
+
+    def ik_problem(self, index: int = 0, *, orientation: Optional[str] = None,
+                   joint_limits=None, position_tolerance: float = 1e-5,
+                   orientation_tolerance: float = 1e-5, timeout: Optional[float] = 0.005,
+                   max_iterations: Optional[int] = None) -> IkProblem:
+        """The checked constants of :meth:`solve_ik` requests (its arguments, same
+        meaning), for :meth:`solve_ik_problem`: a caller that solves many targets under
+        the same settings checks them once (:func:`with_timeout` gives it another
+        timeout).
+
+        Raises:
+            ValueError, IndexError: as :meth:`solve_ik`.
+        """
+        chain = self._ik_chain(index)
         if joint_limits is None:
             bounds = chain.free_bounds
         else:
-            bounds = _bounds(chain, joint_limit_array(joint_limits, names))
-        problem = _problem(chain, orientation, bounds, position_tolerance,
-                           orientation_tolerance, timeout, max_iterations)
+            bounds = _bounds(chain, joint_limit_array(joint_limits, self._dof_names()))
+        return _problem(chain, orientation, bounds, position_tolerance,
+                        orientation_tolerance, timeout, max_iterations)
+
+    def solve_ik_problem(self, problem: IkProblem, targets: np.ndarray, seeds: np.ndarray,
+                         threads: int = 1) -> IkResult:
+        """:meth:`solve_ik` of checked input, batched: ``problem`` from
+        :meth:`ik_problem`; ``targets`` (N, 4, 4) finite rigid transforms and ``seeds``
+        (N, dof) finite, both float64 and C-contiguous (nothing is checked); ``threads``
+        a positive int. Returns the batched :class:`IkResult`."""
         if self._resolve() is not None:
             from . import compiled_ik  # noqa: PLC0415 - numba only on the compiled path
             positions, errors, counts = compiled_ik.solve(problem, targets, seeds, threads)
@@ -227,8 +266,13 @@ class InverseKinematics:
                 positions[t] = q
                 errors[t] = position_error, orientation_error
                 counts[t] = ok, iterations, restarts
-        if single:
-            return IkResult(positions[0], bool(counts[0, 0]), float(errors[0, 0]),
-                            float(errors[0, 1]), int(counts[0, 1]), int(counts[0, 2]))
         return IkResult(positions, counts[:, 0].astype(bool), errors[:, 0], errors[:, 1],
                         counts[:, 1], counts[:, 2])
+
+    def _dof_names(self):
+        """The model's joint names (:meth:`~hrdf_ros.model.RobotModel.joint_names`),
+        computed once."""
+        names = self.__dict__.get('_ik_names')
+        if names is None:
+            names = self.__dict__['_ik_names'] = tuple(self.model.joint_names())
+        return names
