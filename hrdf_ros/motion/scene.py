@@ -72,6 +72,8 @@ class PlanningScene:
         checked: the link pairs checked against each other (not disabled).
         objects: the collision objects, by name.
         notes: links whose geometry could not be read (never checked), with the reason.
+        version: counts the changes of what is checked (:meth:`set_objects`), for
+            what is derived from the scene (collision-free IK's seed table).
     """
 
     def __init__(self, description: RobotDescription, meaning: Semantics,
@@ -95,6 +97,7 @@ class PlanningScene:
         self._kinematics = kinematics or Kinematics(description.model)
         self._sources = link_sources(description.model, description.tree, self.links)
         self.objects: Dict[str, CollisionObject] = {}
+        self.version = 0
         self.set_objects(objects)
 
     def _geometry_object(self, name: str, joint: int, placement: np.ndarray, solid):
@@ -151,6 +154,7 @@ class PlanningScene:
                     indices.append((i, j))
         self._geometry_model = model
         self._geometry_data = pin.GeometryData(model)
+        self.version += 1
         self._sieve = Sieve(self._kinematics, self._sources, self.links, self._robot.shapes,
                             np.array(indices, dtype=int).reshape(-1, 2), count,
                             np.array(poses).reshape(-1, 4, 4),
