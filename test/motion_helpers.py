@@ -23,7 +23,9 @@ class Mplib:
     without them (the planner's disabled pairs: sampling other limits would draw other
     states, and could disable another rarely colliding pair)."""
 
-    def __init__(self, model, folder):
+    def __init__(self, model, folder, gripper=0.0):
+        """``gripper``: the parallel grippers' finger joint value in every state (rad;
+        0 open), their mimic joints set by their rules (mplib has no mimic joints)."""
         import mplib
         names = model.joint_names()
         limits = {name: [-MPLIB_BOUND, MPLIB_BOUND] for name in names}
@@ -37,10 +39,23 @@ class Mplib:
             move_group=bounded.groups[0].tip)                      # a link
         self.joints = list(self.planner.user_joint_names)
         self.places = [(k, names.index(j)) for k, j in enumerate(self.joints) if j in names]
+        from urdf_parser_py.urdf import URDF
+        with open(os.path.join(str(folder), 'plain', 'config', 'robot.urdf'), 'rb') as handle:
+            urdf = URDF.from_xml_string(handle.read())
+        mimics = {j.name: j.mimic for j in urdf.joints if j.mimic is not None}
+        fingers = {m.joint for m in mimics.values()}    # what the mimic joints follow
+        self._fixed = np.zeros(len(self.joints))
+        for k, name in enumerate(self.joints):
+            if name in fingers:
+                self._fixed[k] = gripper
+            elif name in mimics:
+                rule = mimics[name]
+                self._fixed[k] = (rule.multiplier if rule.multiplier is not None else 1.0) \
+                    * gripper + (rule.offset or 0.0)
 
     def state(self, q):
-        """mplib's full state of (dof,) model positions (a gripper open)."""
-        full = np.zeros(len(self.joints))
+        """mplib's full state of (dof,) model positions (the grippers as constructed)."""
+        full = self._fixed.copy()
         for k, column in self.places:
             full[k] = q[column]
         return full

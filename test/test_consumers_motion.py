@@ -104,6 +104,34 @@ def test_collision_free_ik_is_free_in_mplib_and_reaches_the_pose(robots, name,
     assert solved >= 0.99 * len(states)
 
 
+def test_closed_fingers_agree_with_mplib_and_ik_avoids_them(tmp_path, hebi_import):
+    """The gripper kit with its fingers closed (mplib's finger and mimic joints set
+    alike): the same verdicts on random states, and collision-free IK answers that mplib
+    finds free and hebi-py's FK puts on the target."""
+    from hrdf_ros.kinematics.gripper import GRIPPER_UPPER
+    path = ROBOTS['A-2085-06G']
+    model = load(path)
+    planner = MotionPlanner(model, gripper_positions={'gripper_joint': GRIPPER_UPPER})
+    mplib = Mplib(model, tmp_path, gripper=GRIPPER_UPPER)
+    states = np.random.default_rng(8).uniform(-math.pi, math.pi, (800, model.dof_count))
+    ours = ~planner.scene.free(states)
+    theirs = np.array([mplib.collides(q) for q in states])
+    assert 0.05 < theirs.mean() < 0.95
+    differ = np.flatnonzero(ours != theirs)
+    assert len(differ) <= 2 and all(_clearance(planner, states[k]) <= 1e-5 for k in differ)
+    hebi = hebi_import[0](path)
+    targets = [hebi_fk(hebi, q) for q in states[~theirs][:60]]
+    solved = 0
+    for target in targets:
+        result = planner.solve_ik(target, timeout=None, max_iterations=500)
+        if result.success:
+            solved += 1
+            assert not mplib.collides(result.positions)
+            assert np.linalg.norm(hebi_fk(hebi, result.positions)[:3, 3] - target[:3, 3]) \
+                <= 2e-5
+    assert solved >= 0.98 * len(targets)
+
+
 def _line_duration(start, goal, velocity, acceleration):
     """The time-optimal duration of the line: s' <= min v/|d|, |s''| <= min a/|d|."""
     d = np.abs(goal - start)

@@ -212,6 +212,63 @@ def test_collision_free_ik_batches_and_its_option(arm):
     np.testing.assert_array_equal(again.positions, batch.positions)      # deterministic
 
 
+def test_restarts_start_from_the_free_configurations_nearest_the_target(arm):
+    """The seed table holds only free configurations, the nearest first by the pose's
+    distance, and is built again when the objects change (its scene's version)."""
+    ik = arm._ik
+    table = ik.table(0)
+    assert len(table.states) > 100 and arm.scene.free(table.states).all()
+    np.testing.assert_allclose(table.poses, arm.kinematics.end_effector(table.states),
+                               atol=1e-12)
+    target = table.poses[37].copy()
+    target[:3, 3] += 0.001
+    rows = table.nearest(target, 0, 0.3, 5)             # FULL: position and rotation
+    assert rows[0] == 37 and len(rows) == 5
+    distance = np.linalg.norm(table.poses[rows, :3, 3] - target[:3, 3], axis=1) \
+        + 0.3 / math.sqrt(2) * np.linalg.norm(table.poses[rows, :3, :3] - target[:3, :3],
+                                               axis=(1, 2))
+    assert np.all(np.diff(distance) >= 0)
+    ball = {'name': 'ball', 'type': 'sphere', 'dimensions': [0.2],
+            'pose': {'position': target[:3, 3].tolist()}}
+    arm.set_collision_objects([ball])
+    try:
+        fewer = ik.table(0)
+        assert fewer is not table and len(fewer.states) < len(table.states)
+        assert arm.scene.free(fewer.states).all()
+    finally:
+        arm.set_collision_objects([])
+
+
+def test_a_gripper_is_checked_where_its_fingers_are():
+    """Closed fingers are posed closed in every check (mplib agrees:
+    test_consumers_motion.py); a wrong finger joint or value is refused."""
+    from hrdf_ros.kinematics.gripper import GRIPPER_UPPER
+    model = load(GRIPPER_KIT)
+    planner = MotionPlanner(model)
+    closed = MotionPlanner(model, gripper_positions={'gripper_joint': GRIPPER_UPPER})
+    assert planner.scene.gripper_positions == {'gripper_joint': 0.0}
+    assert closed.scene.gripper_positions == {'gripper_joint': GRIPPER_UPPER}
+    jaws = [k for k, link in enumerate(planner.scene.links) if link.endswith('_jaw')]
+    q = np.zeros((1, model.dof_count))
+    apart = planner.scene.link_poses(q)[0, jaws, :3, 3]
+    together = closed.scene.link_poses(q)[0, jaws, :3, 3]
+    assert len(jaws) == 2 and np.linalg.norm(apart[0] - apart[1]) \
+        > np.linalg.norm(together[0] - together[1]) + 0.01
+    version = planner.scene.version
+    planner.set_gripper_positions({'gripper_joint': GRIPPER_UPPER})
+    assert planner.scene.version > version
+    np.testing.assert_array_equal(planner.scene.link_poses(q), closed.scene.link_poses(q))
+    states = np.random.default_rng(2).uniform(-3, 3, (300, model.dof_count))
+    np.testing.assert_array_equal(planner.scene.free(states), closed.scene.free(states))
+    for positions, words in (({'J1': 0.1}, 'not a finger joint'),
+                             ({'gripper_joint': 2.0}, 'must be a number in'),
+                             ({'gripper_joint': math.nan}, 'must be a number in')):
+        with pytest.raises(ValueError, match=words):
+            planner.set_gripper_positions(positions)
+    with pytest.raises(ValueError, match='no parallel gripper'):
+        MotionPlanner(load(BUNDLED_ARM), gripper_positions={'gripper_joint': 0.1})
+
+
 # -- timing --------------------------------------------------------------------------------
 
 def test_an_end_effector_no_joint_moves_is_answered_without_restarts():

@@ -9,14 +9,15 @@ Coal, formerly hpp-fcl) on those joints, and the map from a state in the model's
 order to Pinocchio's configuration (HEBI position / gear ratio: the URDF joint value).
 
 Links no degree of freedom moves hang on their parent's joint (on the universe, joint
-0, for the base and what is bolted to it). A parallel gripper is held open: its finger
-joint at 0, its mimic joints at their offsets. A shape that cannot be read (a missing
-mesh) leaves its link out, with a note.
+0, for the base and what is bolted to it). A parallel gripper is held where it is given
+(its finger joint's URDF value, rad; 0, open, by default), its parts fixed on their
+joints at that position. A shape that cannot be read (a missing mesh) leaves its link
+out, with a note.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -133,8 +134,10 @@ class PinocchioRobot:
         return q
 
 
-def build(description: RobotDescription, poser: LinkPoser) -> PinocchioRobot:
-    """The :class:`PinocchioRobot` of a described robot.
+def build(description: RobotDescription, poser: LinkPoser,
+          gripper_positions: Optional[Dict[str, float]] = None) -> PinocchioRobot:
+    """The :class:`PinocchioRobot` of a described robot, its grippers' finger joints at
+    ``gripper_positions`` (``{finger joint: URDF value}``; missing ones at 0, open).
 
     Raises:
         ImportError: Pinocchio missing (the motion extra).
@@ -161,8 +164,10 @@ def build(description: RobotDescription, poser: LinkPoser) -> PinocchioRobot:
             q_index[k] = robot.joints[joint].idx_q
             scale[k] = 1.0 / ratios[k]
             placed[m.child] = (joint, np.eye(4))
-        elif m.column >= 0:          # a gripper joint, held open (finger 0, mimic: offset)
-            placed[m.child] = (joint, origin @ _motion(m.axis, m.prismatic, m.offset))
+        elif m.column >= 0:          # a gripper joint, held at its finger's position
+            value = (gripper_positions or {}).get(name, 0.0)   # name: the finger joint
+            placed[m.child] = (joint, origin @ _motion(m.axis, m.prismatic,
+                                                       m.multiplier * value + m.offset))
         else:
             placed[m.child] = (joint, origin)
     index = {name: k for k, name in enumerate(poser.links)}

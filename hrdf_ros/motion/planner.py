@@ -77,7 +77,8 @@ class MotionPlanner:
     """Plans collision-free, timed motions of a robot (module docstring)."""
 
     def __init__(self, model: RobotModel, collision_objects: Sequence = (),
-                 joint_limits=None, *, description=None, kinematics: Optional[str] = None):
+                 joint_limits=None, *, description=None, kinematics: Optional[str] = None,
+                 gripper_positions: Optional[Mapping[str, float]] = None):
         """Build the planning scene (the robot's collision geometry and the SRDF's
         disabled pairs: computed once per robot and process, a fraction of a second).
 
@@ -93,6 +94,8 @@ class MotionPlanner:
                 not the default of ``hrdf urdf`` (joints J1, J2, ..., HEBI's limits):
                 a node's, built with its joint names and limits.
             kinematics: its Kinematics path (``'auto'``, ``'numpy'``, ``'numba'``; None: default).
+            gripper_positions: where the parallel grippers' fingers are held
+                (:meth:`set_gripper_positions`); default open.
 
         Raises:
             ImportError: the motion extra is missing (one message naming it).
@@ -103,6 +106,8 @@ class MotionPlanner:
         self.semantics = semantics(self.description)
         self.scene = PlanningScene(self.description, self.semantics,
                                    collision_objects_list(collision_objects), self.kinematics)
+        if gripper_positions:
+            self.scene.set_gripper_positions(gripper_positions)
         tree = self.description.tree
         self.joint_names = list(tree.dof_names)
         dof = model.dof_count
@@ -145,6 +150,19 @@ class MotionPlanner:
     def colliding_pairs(self, positions):
         """``[(link, link or object)]`` in collision at a (dof,) state."""
         return self.scene.colliding_pairs(positions)
+
+    def set_gripper_positions(self, positions: Mapping[str, float]) -> None:
+        """Hold the parallel grippers' fingers at ``positions`` (``{finger joint: URDF
+        value}``, rad; the finger joints are ``description.tree.gripper_joint_names``,
+        ``gripper_joint`` for one gripper: 0 open,
+        :data:`~hrdf_ros.kinematics.gripper.GRIPPER_UPPER` closed) in every later check,
+        IK answer and plan: the arm moves, the fingers stay
+        (:meth:`~hrdf_ros.motion.scene.PlanningScene.set_gripper_positions`).
+
+        Raises:
+            ValueError: a name that is no finger joint, or a value outside its limits.
+        """
+        self.scene.set_gripper_positions(positions)
 
     def set_collision_objects(self, objects: Sequence) -> None:
         """Replace the collision objects (schema of ``hrdf_ros.motion.objects``).

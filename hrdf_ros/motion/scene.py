@@ -6,7 +6,9 @@ In: a :class:`~hrdf_ros.description.robot.RobotDescription`, its
 URDF's joints) and :class:`~.objects.CollisionObject` values. Out:
 :meth:`PlanningScene.in_collision`, :meth:`PlanningScene.colliding_pairs` for one state and
 :meth:`PlanningScene.free` for a batch. A state is (dof,) joint positions in the model's
-(HEBI's) order, rad or m; a parallel gripper's finger is at 0 (open).
+(HEBI's) order, rad or m; a parallel gripper's finger joint is where
+:meth:`PlanningScene.set_gripper_positions` puts it (0, open, until then), as MoveIt
+checks an arm's states with the gripper where it is.
 
 What is checked, as MoveIt checks it:
 
@@ -32,6 +34,7 @@ touching; tested against mplib's FCL).
 """
 from __future__ import annotations
 
+import math
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
@@ -85,9 +88,13 @@ class PlanningScene:
         """
         self._pin = require('pinocchio')
         self._geometry = pinocchio_robot.geometry_module()
+        self._description, self._poser = description, meaning.poser
         self._robot = pinocchio_robot.build(description, meaning.poser)
         self._data = self._robot.model.createData()
         self._dof = description.model.dof_count
+        #: {finger joint: URDF value, rad} of the parallel grippers (0: open)
+        self.gripper_positions: Dict[str, float] = {
+            name: 0.0 for name in description.tree.gripper_joint_names}
         self.links: List[str] = self._robot.links
         self.notes: Dict[str, str] = self._robot.notes
         disabled = set(meaning.disabled)
@@ -96,6 +103,10 @@ class PlanningScene:
             if tuple(sorted((a, b))) not in disabled]
         self._kinematics = kinematics or Kinematics(description.model)
         self._sources = link_sources(description.model, description.tree, self.links)
+        #: the finger joints' limits (the URDF's), rad
+        self._gripper_limits = {joint.name: (joint.lower, joint.upper)
+                                for joint in meaning.urdf.joints
+                                if joint.name in self.gripper_positions}
         self.objects: Dict[str, CollisionObject] = {}
         self.version = 0
         self.set_objects(objects)
@@ -160,6 +171,38 @@ class PlanningScene:
                             np.array(poses).reshape(-1, 4, 4),
                             np.array([_object_box(o) for o in objects]).reshape(-1, 3),
                             np.array([o.type == 'floor' for o in objects], dtype=bool))
+
+    def set_gripper_positions(self, positions) -> None:
+        """Hold the parallel grippers' fingers at ``positions`` (``{finger joint: URDF
+        value}``, rad: 0 open, :data:`~hrdf_ros.kinematics.gripper.GRIPPER_UPPER`
+        closed; the others keep theirs): their parts are posed there in every later
+        check. Rebuilds the collision model (a few ms).
+
+        Raises:
+            ValueError: a name that is no finger joint, or a value that is not finite or
+                outside the joint's limits.
+        """
+        values = dict(self.gripper_positions)
+        for name, value in dict(positions).items():
+            if name not in values:
+                known = ', '.join(values) or 'none: the robot has no parallel gripper'
+                raise ValueError(f"gripper position of '{name}': not a finger joint "
+                                 f'(finger joints: {known})')
+            low, high = self._gripper_limits[name]
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
+                    or not math.isfinite(value) or not low - 1e-9 <= value <= high + 1e-9:
+                raise ValueError(f'gripper position of {name} must be a number in '
+                                 f'[{low:.6g}, {high:.6g}] rad, got {value!r}')
+            values[name] = float(value)
+        if values == self.gripper_positions:
+            return
+        description = self._description
+        self._robot = pinocchio_robot.build(description, self._poser, values)
+        self._data = self._robot.model.createData()
+        self._sources = link_sources(description.model, description.tree, self.links,
+                                     values)
+        self.gripper_positions = values
+        self.set_objects(list(self.objects.values()))
 
     def _state(self, positions) -> np.ndarray:
         q = np.asarray(positions, dtype=float)

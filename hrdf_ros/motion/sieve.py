@@ -16,7 +16,7 @@ the same stages run state by state in one numba kernel (:mod:`.compiled_sieve`).
 """
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -29,19 +29,25 @@ from ..kinematics import gripper as mechanism
 SLACK = 1e-6
 
 
-def link_sources(model, tree, links: Sequence[str]) -> List[Tuple[str, int, object]]:
+def link_sources(model, tree, links: Sequence[str],
+                 gripper_positions: Optional[Dict[str, float]] = None
+                 ) -> List[Tuple[str, int, object]]:
     """Per link: (frame type, index, constant offset or None) of its pose in hrdf_ros's
-    kinematics: the root, an element's input frame, an output frame, a gripper part
-    (open: a constant pose on its end effector's input frame)."""
+    kinematics: the root, an element's input frame, an output frame, a gripper part (a
+    constant pose on its end effector's input frame: the gripper held at its finger
+    joint's value in ``gripper_positions``, rad; 0, open, when missing)."""
     frames = link_frames(model, tree)
-    parts = mechanism.zero_poses()
+    parts = {}
     for gripper in tree.grippers:
-        for part in mechanism.PART_NAMES:
+        value = (gripper_positions or {}).get(gripper.joint, 0.0)
+        poses = mechanism.part_poses([value])[0]
+        for k, part in enumerate(mechanism.PART_NAMES):
             frames[gripper.links[part]] = ('gripper', gripper.element, part)
+            parts[gripper.links[part]] = poses[k]
     out = []
     for link in links:
         source = frames[link]
-        out.append(('input', source[1], parts[source[2]]) if source[0] == 'gripper'
+        out.append(('input', source[1], parts[link]) if source[0] == 'gripper'
                    else (source[0], source[1], None))
     return out
 
