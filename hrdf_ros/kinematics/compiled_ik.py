@@ -324,6 +324,10 @@ def solve(problem: method.IkProblem, targets: np.ndarray, seeds: np.ndarray,
         int64: success 0/1, iterations, restarts).
     """
     kd = compiled.data(problem.frame_set)
+    # a read-only array (a broadcast seed) is a signature of its own: compiled again, for
+    # seconds, inside a request's time on a cold cache
+    targets = targets if targets.flags.writeable else targets.copy()
+    seeds = seeds if seeds.flags.writeable else seeds.copy()
     n, dof = seeds.shape
     positions, errors = np.empty((n, dof)), np.empty((n, 2))
     counts = np.empty((n, 3), dtype=np.int64)

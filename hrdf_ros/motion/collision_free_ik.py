@@ -28,7 +28,8 @@ starts, in order:
 Starts after the seed are solved in blocks (:data:`BLOCKS`: one batch call, each with a
 share of the time left, then one batch of collision checks), which costs less than one
 call each. The table is built on the first restart (or by :func:`~.warm_up.warm_up`),
-about 10 ms, and again after the scene's objects change. The same request gives the same
+about 10 ms, and again after the scene changes; that time is not counted against the
+request's timeout (the first build in a process may load compiled kernels). The same request gives the same
 answer with an iteration cap instead of a timeout. An end effector that no joint moves
 has the seed's answer only.
 """
@@ -223,7 +224,10 @@ class CollisionFreeIk:
         # give another answer
         if not len(self._chain(index)[0]):
             return IkResult(best[2], False, -best[1], best[3], iterations, restarts)
+        began = time.perf_counter()
         table = self.table(index)
+        if deadline is not None:       # building the table is not the search's time
+            deadline += time.perf_counter() - began
         near = table.states[table.nearest(target, problem.mode, problem.orientation_length,
                                           NEAREST)]
         chain = self._chain(index)[0]
