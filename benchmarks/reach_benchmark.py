@@ -1,6 +1,7 @@
 """Reach map benchmark: ``hrdf_ros.reach_map`` at 5 cm and 50 tool directions on a 6-DoF
-and a 7-DoF kit (compiled path, 2 threads, after one warm-up call), against hebi-py's IK
-on the same (centre, direction) pairs in the same run.
+kit, every 7-DoF kit and the test's double-shoulder arms with grippers (test/data/arms:
+R-series and T-series; compiled path, 2 threads, after one warm-up call), against
+hebi-py's IK on the same (centre, direction) pairs in the same run.
 
 Per kit: the map's time, its IK solves and solves per second (the target: at most 60 s
 per map on a 2-core machine); then ``--pairs`` random pairs of the map, solved by
@@ -14,7 +15,7 @@ without. No other tool builds this map for a HEBI arm (Reuleaux needs IKFast and
 ROS 1, REACH ROS and MoveIt), so hebi-py's IK is the peer.
 
 Run with ``make bench`` or ``python benchmarks/reach_benchmark.py [--kits A-2085-06 ...]
-[--pairs N]``.
+[--pairs N]`` (a kit's name, or an HRDF file's path).
 """
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ import numpy as np  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 KITS = os.path.normpath(os.path.join(REPO, '..', 'shared', 'hrdf', 'kits'))
+ARMS = os.path.join(REPO, 'test', 'data', 'arms')
+#: A 6-DoF kit, every 7-DoF kit, and the double-shoulder arms with grippers.
+DEFAULT = ['A-2085-06', 'A-2099-07', 'A-2099-07G', 'X-Series-Double-Shoulder-7DOF',
+           'R-Series-Double-Shoulder-7DOF', os.path.join(ARMS, 'r_double_shoulder_gripper.hrdf'),
+           os.path.join(ARMS, 't_double_shoulder_gripper.hrdf')]
 
 from hrdf_ros import load, reach_map  # noqa: E402
 from hrdf_ros.reach.lattice import tool_rotations  # noqa: E402
@@ -83,7 +89,7 @@ def hebi_agreement(path, result, pairs: int):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--kits', nargs='+', default=['A-2085-06', 'A-2099-07'])
+    parser.add_argument('--kits', nargs='+', default=DEFAULT)
     parser.add_argument('--voxel', type=float, default=0.05)
     parser.add_argument('--directions', type=int, default=50)
     parser.add_argument('--threads', type=int, default=2)
@@ -93,7 +99,8 @@ def main() -> int:
           f'{args.threads} threads, {os.cpu_count()} CPUs')
     failed = False
     for name in args.kits:
-        path = os.path.join(KITS, name + '.hrdf')
+        path = name if name.endswith('.hrdf') else os.path.join(KITS, name + '.hrdf')
+        name = os.path.splitext(os.path.basename(path))[0]
         model = load(path)
         reach_map(model, voxel=0.3, directions=4, threads=args.threads)   # warm-up
         solves = [0]
