@@ -248,7 +248,7 @@ class CollisionFreeIk:
             size = len(seeds)
             solved = np.flatnonzero(result.success)
             free = scene.free(result.positions[solved]) if len(solved) else solved
-            first = solved[free][0] if free.any() else size
+            first = int(solved[free][0]) if free.any() else size
             iterations += int(result.iterations[:first + 1].sum())
             restarts += int(result.restarts[:first + 1].sum()) + min(first + 1, size)
             if first < size:
