@@ -17,7 +17,7 @@ import os
 import numpy as np
 import pytest
 
-from hrdf_ros import Kinematics, load
+from hrdf_ros import load
 from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics.rotations import quaternion_to_rotation, rotation_to_quaternion
 
@@ -66,7 +66,8 @@ def test_solve_ik_answers_with_moveits_codes(node, workdir, hebi_import):
     assert reached['position_error'] <= 1e-5 and reached['orientation_error'] <= 1e-5
     far = answers['unreachable']
     assert (far['success'], far['error_code']) == (False, -31), far
-    assert far['position_error'] > 2.0 and 'no solution within' in far['message']
+    # the request leaves avoid_collisions out: checked (SolveIk's default)
+    assert far['position_error'] > 2.0 and 'no collision-free solution within' in far['message']
     assert answers['bad_link']['error_code'] == -18
     assert 'elbow' in answers['bad_link']['message']
     assert answers['unknown_frame']['error_code'] == -21
@@ -105,16 +106,19 @@ def test_gravity_efforts_service_equals_hebi(node, workdir, hebi_import):
 
 
 def test_a_thousand_calls_keep_tf_at_its_rate_and_memory_flat(node, probe):
-    """1 000 solve_ik calls in a row (targets of random reachable configurations, some
-    out of reach), joint_states at 50 Hz meanwhile: each comes back as /tf; the node's
-    resident memory after the last call is within 2 MiB of the one after call 200."""
+    """1 000 solve_ik calls in a row (targets of random configurations free of collision,
+    20 out of reach; avoid_collisions left out: checked), joint_states at 50 Hz
+    meanwhile: each comes back as /tf; the node's resident memory after the last call is
+    within 2 MiB of the one after call 200."""
     from hrdf_ros_interfaces.srv import SolveIk
     path, launch = node
     [pid] = launch.started_pids()
     assert probe.wait_for_node()
-    kinematics = Kinematics(load(os.path.join(KITS_DIR, KIT)), 'numpy')
-    poses = kinematics.end_effector(
-        np.random.default_rng(3).uniform(-np.pi, np.pi, (1000, 6)))
+    from hrdf_ros.motion import MotionPlanner
+    planner = MotionPlanner(load(os.path.join(KITS_DIR, KIT)), kinematics='numpy')
+    states = np.random.default_rng(3).uniform(-np.pi, np.pi, (1500, 6))
+    states = states[planner.scene.free(states)][:1000]
+    poses = planner.kinematics.end_effector(states)
     poses[::50, :3, 3] *= 4.0                              # 20 out of reach
     client = probe.create_client(SolveIk, '/hrdf_ros_node/solve_ik')
     assert client.wait_for_service(10.0)

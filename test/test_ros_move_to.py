@@ -221,12 +221,15 @@ def test_goals_that_cannot_be_planned_never_reach_the_controller(probe, client, 
     joint.goal_state.name, joint.goal_state.position = ['J1'], [0.5]
     inside = MoveTo.Goal(avoid_collisions=True)      # the shoulder down into the base
     inside.goal_state.name, inside.goal_state.position = ['J2'], [2.0]
+    omitted = MoveTo.Goal()                # the field left out: checked all the same
+    omitted.goal_state.name, omitted.goal_state.position = ['J2'], [2.0]
     away = MoveTo.Goal()
     away.start_state.name, away.start_state.position = ['J1'], [2.0]
     away.goal_state.name, away.goal_state.position = ['J1'], [0.0]
     for goal, code in ((_pose_goal(far), MoveTo.Result.NO_IK_SOLUTION),
                        (joint, MoveTo.Result.INVALID_GOAL_CONSTRAINTS),
                        (inside, MoveTo.Result.GOAL_IN_COLLISION),
+                       (omitted, MoveTo.Result.GOAL_IN_COLLISION),
                        (away, MoveTo.Result.START_STATE_INVALID)):
         result, _, sent = _moved_to(probe, client, goal, arm)
         assert result.error_code == code, result.message

@@ -58,7 +58,8 @@ SERVICES = (
     Service('~/solve_ik', SolveIk, '_on_solve_ik',
             'Joint positions that put an end effector at a pose (inverse kinematics), with '
             "MoveIt's error codes; solved off the executor, so /tf keeps its rate; "
-            '`avoid_collisions` as MoveIt\'s (the `motion` extra).'),
+            '`avoid_collisions` (default true: a request that leaves it out is answered '
+            'free of collision; the `motion` extra) as MoveIt\'s.'),
     Service('~/get_gravity_efforts', GetGravityEfforts, '_on_gravity_efforts',
             'Joint efforts that hold the robot still against gravity at given (or the '
             "latest) positions, as HEBI's `get_grav_comp_efforts`."),
