@@ -110,8 +110,8 @@ def test_no_solution_exits_1_with_one_line(capsys):
     assert code == 1 and out == ''
     lines = err.splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith('hrdf: no solution within 0.01 s: the best configuration '
-                               'found is ')
+    assert lines[0].startswith('hrdf: no collision-free solution within 0.01 s: the best '
+                               'configuration found is ')
     assert ' m and ' in lines[0] and lines[0].endswith('rad (full) from the target')
     distance = float(lines[0].split(' is ')[1].split(' m')[0])
     assert 2.1 < distance < 2.4              # 3 m out; the arm reaches about 0.8 m
@@ -119,6 +119,48 @@ def test_no_solution_exits_1_with_one_line(capsys):
                          '--timeout', 0.01)
     assert code == 1 and json.loads(out)['success'] is False
     assert len(err.splitlines()) == 1 and 'rad' not in err
+
+
+def test_the_answer_is_free_of_collision_unless_asked_not_to_be(capsys, tmp_path):
+    """By default the answer is free of collision (the robot's own links, --floor,
+    --collision-objects), as ~/solve_ik's default; --ignore-collisions gives plain IK,
+    which lands in collision from this seed; the two options together are refused."""
+    from hrdf_ros.motion import MotionPlanner
+    model = load(BUNDLED_ARM)
+    planner = MotionPlanner(model, [{'name': 'floor', 'type': 'floor',
+                                     'pose': {'position': [0.0, 0.0, -0.02]}}])
+    target = arm_target((-0.1, 1.6, 1.7, -0.6, 0.3, -0.7))
+    seed = '0.4 -0.6 -0.4 1.6 -1.1 0.5'              # plain IK from here: into the floor
+    pose = ['--xyz', *target[:3, 3], '--rpy', *rotation_to_rpy(target[:3, :3])]
+    code, out, err = run(capsys, 'ik', BUNDLED_ARM, *pose, '--seed', seed,
+                         '--ignore-collisions', '--json')
+    plain = np.array(json.loads(out)['positions'])
+    assert code == 0 and planner.in_collision(plain), err
+    code, out, err = run(capsys, 'ik', BUNDLED_ARM, *pose, '--seed', seed, '--floor',
+                         -0.02, '--json')
+    free = np.array(json.loads(out)['positions'])
+    assert code == 0 and not planner.in_collision(free), err
+    np.testing.assert_allclose(planner.kinematics.end_effector(free), target, atol=2e-5)
+    code, out, err = run(capsys, 'ik', BUNDLED_ARM, *pose, '--floor', 0.0,
+                         '--ignore-collisions')
+    assert code == 2 and out == '' and len(err.splitlines()) == 1
+    assert '--ignore-collisions checks no object' in err
+
+
+def test_without_the_motion_extra_hrdf_ik_names_it_and_the_way_out():
+    code = ("import sys\n"
+            "for name in ('pinocchio', 'ompl', 'toppra', 'hppfcl', 'coal'):\n"
+            "    sys.modules[name] = None\n"
+            "from hrdf_ros.cli import main\n"
+            f"print(main(['ik', {BUNDLED_ARM!r}, '--xyz', '0.3', '0', '0.2', "
+            "'--ignore-collisions']))\n"
+            f"sys.exit(main(['ik', {BUNDLED_ARM!r}, '--xyz', '0.3', '0', '0.2']))\n")
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.stdout.splitlines()[-1] == '0'          # plain IK needs no extra
+    assert result.returncode == 2 and 'Traceback' not in result.stderr
+    [line] = [x for x in result.stderr.splitlines() if x.startswith('hrdf: error')]
+    assert "hrdf_ros[motion]" in line and '--ignore-collisions' in line
 
 
 def test_gravity_efforts_by_joint_name(capsys):

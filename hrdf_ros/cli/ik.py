@@ -2,11 +2,16 @@
 efforts that hold the robot against gravity).
 
 In: parsed arguments: the HRDF, the target (``--xyz`` m, and ``--rpy`` rad, ``--quat``
-or ``--tip-axis``, in the robot's reference frame), ``--seed``, ``--limits``; or
-``--positions`` and ``--gravity``. Out: the joint positions (rad, m) or efforts (N m, N)
-by joint name on stdout (``--json``: one object); exit 0. ``hrdf ik`` exits 1 with one
-line on stderr saying how far the best configuration is when there is no solution; bad
-arguments exit 2 with one line, an invalid HRDF 1 with its diagnostics (as every
+or ``--tip-axis``, in the robot's reference frame), ``--seed``, ``--limits``,
+``--collision-objects`` / ``--floor`` / ``--ignore-collisions``; or ``--positions`` and
+``--gravity``. Out: the joint positions (rad, m) or efforts (N m, N) by joint name on
+stdout (``--json``: one object); exit 0. ``hrdf ik`` answers free of collision (the
+robot's own links and the objects: :meth:`hrdf_ros.MotionPlanner.solve_ik`, the motion
+extra) unless ``--ignore-collisions`` asks for plain IK
+(:meth:`hrdf_ros.Kinematics.solve_ik`), as ~/solve_ik does unless a request says
+``avoid_collisions: false``. It exits 1 with one line on stderr saying how far the best
+configuration is when there is no solution; bad arguments (and a collision check without
+the motion extra) exit 2 with one line, an invalid HRDF 1 with its diagnostics (as every
 subcommand, :mod:`.common`).
 """
 from __future__ import annotations
@@ -21,7 +26,8 @@ from ..numbers import table_number
 from ..kinematics import HEBI_GRAVITY, Kinematics
 from ..kinematics.ik import ORIENTATIONS, default_orientation
 from ..kinematics.rotations import quaternion_to_rotation, rpy_to_rotation
-from .common import EXIT_INVALID, EXIT_OK, UsageError, load_or_report, note, parse_positions
+from .common import (EXIT_INVALID, EXIT_OK, UsageError, add_collision_object_options,
+                     collision_objects_of, load_or_report, note, parse_positions)
 
 #: The command line's wall-clock cap on the search, s: one target typed by a person can
 #: afford more than the API's 5 ms, which a control loop needs.
@@ -62,6 +68,11 @@ def add_parsers(sub) -> None:
                    help='on the orientation error angle (default 1e-5 rad)')
     p.add_argument('--timeout', type=float, default=DEFAULT_TIMEOUT, metavar='S',
                    help=f'wall-clock cap on the search (default {DEFAULT_TIMEOUT} s)')
+    add_collision_object_options(p)
+    p.add_argument('--ignore-collisions', action='store_true',
+                   help='plain IK: the answer may collide (by default it is free of '
+                        'collision with the robot\'s own links and the objects; the motion '
+                        'extra)')
     p.add_argument('--json', action='store_true', help='one JSON object on stdout')
     p.set_defaults(run=cmd_ik)
     p = sub.add_parser('gravity', help='joint efforts that hold the robot still against '
@@ -146,11 +157,17 @@ def cmd_ik(args) -> int:
             note(f'the end effector is moved by {chain} joint(s): solving for the '
                  f'{"position and tip axis" if orientation == "tip_axis" else "position"} '
                  'only (--orientation full to ask for the whole orientation)')
+    options = dict(index=args.end_effector, orientation=orientation,
+                   position_tolerance=args.position_tolerance,
+                   orientation_tolerance=args.orientation_tolerance, timeout=args.timeout)
     try:
-        result = kinematics.solve_ik(
-            target, seed, index=args.end_effector, orientation=orientation,
-            joint_limits=limits, position_tolerance=args.position_tolerance,
-            orientation_tolerance=args.orientation_tolerance, timeout=args.timeout)
+        if args.ignore_collisions:
+            if args.collision_objects or args.floor is not None:
+                raise UsageError('--ignore-collisions checks no object: leave out '
+                                 '--collision-objects and --floor, or the option')
+            result = kinematics.solve_ik(target, seed, joint_limits=limits, **options)
+        else:
+            result = _free_ik(args, model, limits).solve_ik(target, seed, **options)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     names = model.joint_names()
@@ -165,8 +182,9 @@ def cmd_ik(args) -> int:
     if not result.success:
         angle = '' if orientation == 'none' else \
             f' and {result.orientation_error:.3g} rad ({orientation})'
-        print(f'hrdf: no solution within {args.timeout:g} s: the best configuration found is '
-              f'{result.position_error:.3g} m{angle} from the target', file=sys.stderr)
+        free = '' if args.ignore_collisions else 'collision-free '
+        print(f'hrdf: no {free}solution within {args.timeout:g} s: the best configuration '
+              f'found is {result.position_error:.3g} m{angle} from the target', file=sys.stderr)
         return EXIT_INVALID
     if not args.json:
         width = max((len(n) for n in names), default=0)
@@ -177,6 +195,22 @@ def cmd_ik(args) -> int:
             errors += f', orientation error {result.orientation_error:.2g} rad ({orientation})'
         note(f'{errors}; {result.iterations} iteration(s), {result.restarts} restart(s)')
     return EXIT_OK
+
+
+def _free_ik(args, model, limits):
+    """The motion planner that answers collision-free IK.
+
+    Raises:
+        UsageError: the motion extra missing (naming it and --ignore-collisions), or a
+            wrong object or limit.
+    """
+    objects = collision_objects_of(args)
+    try:
+        from ..motion.planner import MotionPlanner  # noqa: PLC0415 - the motion extra
+        return MotionPlanner(model, objects, joint_limits=limits)
+    except ImportError as exc:
+        raise UsageError(f'{exc} (hrdf ik answers free of collision; --ignore-collisions '
+                         'for plain IK)') from None
 
 
 def cmd_gravity(args) -> int:
