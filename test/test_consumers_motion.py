@@ -132,6 +132,45 @@ def test_closed_fingers_agree_with_mplib_and_ik_avoids_them(tmp_path, hebi_impor
     assert solved >= 0.98 * len(targets)
 
 
+ARMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'arms')
+
+
+@pytest.mark.parametrize('arm, closed', [('r_double_shoulder_gripper', False),
+                                         ('r_double_shoulder_gripper', True),
+                                         ('t_double_shoulder_gripper', False),
+                                         ('t_double_shoulder_gripper', True)])
+def test_collision_free_ik_on_double_shoulder_arms_with_grippers(arm, closed, tmp_path,
+                                                                   hebi_import):
+    """Arms no code was tuned for (test/data/arms: HEBI's double-shoulder layout, its
+    yoke a rigid body, on R- and T-series actuators with the R8 parallel gripper), the
+    fingers open or closed: 300 targets from states mplib finds free, the zero seed, an
+    iteration cap (the same answers on any machine): at least 99.5 % solved, every answer
+    free in mplib (fingers where the planner holds them) and on the target by hebi-py."""
+    from hrdf_ros.kinematics.gripper import GRIPPER_UPPER
+    path = os.path.join(ARMS, arm + '.hrdf')
+    model = load(path)
+    gripper = GRIPPER_UPPER if closed else 0.0
+    planner = MotionPlanner(model, gripper_positions={'gripper_joint': gripper})
+    mplib = Mplib(model, tmp_path, gripper=gripper)
+    hebi = hebi_import[0](path)
+    rng = np.random.default_rng(11)
+    states = [q for q in rng.uniform(-math.pi, math.pi, (900, model.dof_count))
+              if not mplib.collides(q)][:300]
+    assert len(states) == 300
+    solved = 0
+    for q in states:
+        target = hebi_fk(hebi, q)
+        result = planner.solve_ik(target, timeout=None, max_iterations=300)
+        if not result.success:
+            continue
+        solved += 1
+        assert not mplib.collides(result.positions)
+        reached = hebi_fk(hebi, result.positions)
+        assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 2e-5
+        assert np.abs(reached[:3, :3] - target[:3, :3]).max() <= 4e-5
+    assert solved >= 0.995 * len(states), solved
+
+
 def _line_duration(start, goal, velocity, acceleration):
     """The time-optimal duration of the line: s' <= min v/|d|, |s''| <= min a/|d|."""
     d = np.abs(goal - start)
