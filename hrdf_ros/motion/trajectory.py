@@ -60,19 +60,22 @@ class JointTrajectory:
                 'accelerations': self.accelerations.tolist()}
 
 
-def quintic_coefficients(duration: float, start: Sequence[np.ndarray],
+def quintic_coefficients(duration, start: Sequence[np.ndarray],
                          end: Sequence[np.ndarray]) -> np.ndarray:
     """(6, n) coefficients c0..c5 of p(t) = sum c_k t^k on [0, duration] with position,
     velocity and acceleration ``start`` = (p0, v0, a0) at 0 and ``end`` at ``duration``
-    (each (n,)), as joint_trajectory_controller computes them."""
+    (each (n,)), as joint_trajectory_controller computes them; for (K,) durations and
+    (K, n) ends, (6, K, n), one quintic per segment."""
     p0, v0, a0 = (np.asarray(x, dtype=float) for x in start)
     p1, v1, a1 = (np.asarray(x, dtype=float) for x in end)
-    t = float(duration)
+    t = np.asarray(duration, dtype=float)
+    if t.ndim:
+        t = t[:, None]
     t2, t3, t4, t5 = t * t, t ** 3, t ** 4, t ** 5
     c3 = (20 * p1 - 20 * p0 - (8 * v1 + 12 * v0) * t - (3 * a0 - a1) * t2) / (2 * t3)
     c4 = (30 * p0 - 30 * p1 + (14 * v1 + 16 * v0) * t + (3 * a0 - 2 * a1) * t2) / (2 * t4)
     c5 = (12 * p1 - 12 * p0 - (6 * v1 + 6 * v0) * t - (a0 - a1) * t2) / (2 * t5)
-    return np.stack([p0, v0, a0 / 2, c3, c4, c5])
+    return np.stack(np.broadcast_arrays(p0, v0, a0 / 2, c3, c4, c5))
 
 
 def playback(trajectory: JointTrajectory, rate: float = 1000.0
@@ -82,22 +85,14 @@ def playback(trajectory: JointTrajectory, rate: float = 1000.0
     times = trajectory.time_from_start
     samples = np.arange(0.0, trajectory.duration, 1.0 / rate)
     samples = np.append(samples, trajectory.duration)
-    segment = np.clip(np.searchsorted(times, samples, side='right') - 1, 0,
-                      max(len(times) - 2, 0))
-    out = np.empty((len(samples), trajectory.positions.shape[1]))
     if len(times) == 1:
-        out[:] = trajectory.positions[0]
-        return samples, out
-    for k in np.unique(segment):
-        mask = segment == k
-        c = quintic_coefficients(times[k + 1] - times[k],
-                                 (trajectory.positions[k], trajectory.velocities[k],
-                                  trajectory.accelerations[k]),
-                                 (trajectory.positions[k + 1], trajectory.velocities[k + 1],
-                                  trajectory.accelerations[k + 1]))
-        t = (samples[mask] - times[k])[:, None]
-        out[mask] = c[0] + t * (c[1] + t * (c[2] + t * (c[3] + t * (c[4] + t * c[5]))))
-    return samples, out
+        return samples, np.repeat(trajectory.positions[:1], len(samples), axis=0)
+    segment = np.clip(np.searchsorted(times, samples, side='right') - 1, 0, len(times) - 2)
+    p, v, a = trajectory.positions, trajectory.velocities, trajectory.accelerations
+    c = quintic_coefficients(np.diff(times), (p[:-1], v[:-1], a[:-1]),
+                             (p[1:], v[1:], a[1:]))[:, segment]
+    t = (samples - times[segment])[:, None]
+    return samples, c[0] + t * (c[1] + t * (c[2] + t * (c[3] + t * (c[4] + t * c[5]))))
 
 
 def demand(trajectory: JointTrajectory, velocity_limits: np.ndarray,
