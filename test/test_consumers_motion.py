@@ -59,11 +59,45 @@ def _clearance(planner, q) -> float:
     return min(r.min_distance for r in scene._geometry_data.distanceResults)
 
 
+def _python_fcl_clearance(planner, q) -> float:
+    """m, the smallest distance between the checked pairs of primitive shapes (boxes,
+    cylinders, spheres) at q, by python-fcl (FCL's own GJK; a third opinion), the shapes
+    placed where Pinocchio places them."""
+    import fcl
+    import pinocchio as pin
+    scene = planner.scene
+    robot, model, data = scene._robot, scene._geometry_model, scene._geometry_data
+    pin.updateGeometryPlacements(robot.model, scene._data, model, data,
+                                 robot.configuration(q))
+
+    def solid(k):
+        geometry, placed = model.geometryObjects[k].geometry, data.oMg[k]
+        kind = type(geometry).__name__
+        if kind == 'Box':
+            shape = fcl.Box(*(2 * geometry.halfSide))
+        elif kind == 'Cylinder':
+            shape = fcl.Cylinder(geometry.radius, 2 * geometry.halfLength)
+        elif kind == 'Sphere':
+            shape = fcl.Sphere(geometry.radius)
+        else:
+            return None
+        return fcl.CollisionObject(shape, fcl.Transform(placed.rotation, placed.translation))
+    distances = []
+    for pair in model.collisionPairs:
+        a, b = solid(pair.first), solid(pair.second)
+        if a is not None and b is not None:
+            distances.append(fcl.distance(a, b, fcl.DistanceRequest(), fcl.DistanceResult()))
+    return min(distances)
+
+
 @pytest.mark.parametrize('name', ROBOTS)
 def test_the_scene_agrees_with_mplibs_fcl(robots, name):
     """The same verdict as mplib on random states, but where two shapes are within a
     micrometre of touching (FCL's GJK tolerance: Pinocchio's Coal calls a cylinder 0.45 um
-    from a box touching, mplib's FCL not)."""
+    from a box touching, mplib's FCL not), or where mplib calls shapes touching that a
+    third checker (python-fcl) finds apart by as much as Pinocchio's Coal does (mplib
+    0.2.1 calls the double shoulder's yoke rod 0.17 mm from the base actuator touching;
+    python-fcl: 0.176 mm, a 720-sided mesh: 0.175 mm)."""
     model, planner, mplib = robots[name]
     states = np.random.default_rng(3).uniform(-math.pi, math.pi, (1500, model.dof_count))
     ours = ~planner.scene.free(states)
@@ -71,7 +105,11 @@ def test_the_scene_agrees_with_mplibs_fcl(robots, name):
     assert 0.05 < theirs.mean() < 0.95            # both answers occur
     differ = np.flatnonzero(ours != theirs)
     assert len(differ) <= 3, differ
-    assert all(_clearance(planner, states[k]) <= 1e-5 for k in differ)
+    for k in differ:
+        clearance = _clearance(planner, states[k])
+        assert clearance <= 1e-5 or (
+            not ours[k] and abs(_python_fcl_clearance(planner, states[k]) - clearance)
+            <= 1e-5), (k, clearance)
     assert [planner.in_collision(q) for q in states[:200]] == list(ours[:200])
 
 
