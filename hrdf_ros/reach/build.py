@@ -25,7 +25,7 @@ The method, after REACH (ROS-Industrial) and Reuleaux:
 Every IK call is one batch on the Kinematics' path (``threads`` on the compiled one),
 capped at a number of Levenberg-Marquardt steps per target (restarts included), never a
 timeout: the same map on a fast and on a busy machine. Two caps: the first tries of
-steps 2 and 3 and their neighbour passes stop at :data:`SHORT_ITERATIONS`, where a
+steps 2 and 3 and their neighbour passes stop at :data:`.passes.SHORT_ITERATIONS`, where a
 solve from a good seed has converged; then every pair not solved that has a solved face
 neighbour (the edge of what is reached) is searched once with ``max_iterations``, its
 restarts included, from that neighbour's solution, and the neighbour passes go on from
@@ -54,6 +54,7 @@ from ..kinematics.gravity import HEBI_GRAVITY
 from ..kinematics.ik_request import joint_limit_array
 from ..model import RobotModel
 from .lattice import Lattice, cells_of, fibonacci_sphere, reach_cells, tool_rotations
+from .passes import Passes
 from .payload import payload as payload_of
 from .payload import rated_efforts
 from .result import ReachMap
@@ -64,13 +65,6 @@ DEFAULT_SAMPLES = 100_000
 #: reached), restarts included: a seeded solve that converges takes 4-10 (measured on
 #: A-2099-07); the rest of the cap goes to restarts.
 DEFAULT_MAX_ITERATIONS = 100
-#: Steps per IK target of the first tries and the neighbour passes (module docstring):
-#: of the tip-axis solves that succeed on a 7-DoF arm (R-series double shoulder with a
-#: gripper, 8 cm, 20 directions: 94 339), 0.06 % take more than 30 steps, none more than
-#: 50; a pair out of reach takes all of them.
-SHORT_ITERATIONS = 30
-#: Tolerances of every solve: the defaults of ``solve_ik`` (m, rad).
-TOLERANCE = 1e-5
 #: Solutions per batch of payload and Jacobian evaluations (bounds the memory).
 CHUNK = 65_536
 #: The most (point, direction) pairs a map takes: their solutions are kept (8 bytes per
@@ -115,97 +109,6 @@ def _sample_box(model: RobotModel, limits: np.ndarray) -> np.ndarray:
         elif not np.isfinite(high):
             box[k, 1] = low + turn
     return box
-
-
-class _Builder:
-    """The state of one map's construction (see the module docstring)."""
-
-    def __init__(self, kinematics: Kinematics, index: int, limits: np.ndarray, threads: int,
-                 max_iterations: int, progress: Optional[Callable[[int, int], None]],
-                 scene=None):
-        self.kin, self.index, self.limits, self.scene = kinematics, index, limits, scene
-        self.threads, self.max_iterations, self.progress = threads, max_iterations, progress
-        self.short_iterations = min(SHORT_ITERATIONS, max_iterations)
-        self.done = 0
-        self.total = 0
-
-    def solve(self, positions: np.ndarray, rotations: Optional[np.ndarray],
-              seeds: np.ndarray, full: bool = False):
-        """Batch IK to ``positions`` (n, 3) (``rotations`` (n, 3, 3) with the tip-axis
-        objective, None for position only) from ``seeds`` (n, dof), capped at
-        ``max_iterations`` steps with ``full``, else at the short cap; a solution in
-        collision (with a scene) is not a success."""
-        n = len(positions)
-        if n == 0:
-            return np.empty((0, self.kin.dof_count)), np.zeros(0, bool)
-        targets = np.zeros((n, 4, 4))
-        targets[:, 3, 3] = 1.0
-        targets[:, :3, 3] = positions
-        targets[:, :3, :3] = np.eye(3) if rotations is None else rotations
-        result = self.kin.solve_ik(
-            targets, seeds, index=self.index,
-            orientation='none' if rotations is None else 'tip_axis',
-            joint_limits=self.limits, position_tolerance=TOLERANCE,
-            orientation_tolerance=TOLERANCE, timeout=None,
-            max_iterations=self.max_iterations if full else self.short_iterations,
-            threads=self.threads)
-        success = np.array(result.success, dtype=bool)
-        if self.scene is not None and success.any():
-            rows = np.nonzero(success)[0]
-            success[rows] = self.scene.free(result.positions[rows])
-        self.done += n
-        if self.progress is not None:
-            self.progress(self.done, max(self.total, self.done))
-        return result.positions, success
-
-    def spread(self, neighbours: np.ndarray, solutions: np.ndarray, success: np.ndarray,
-               targets: Callable[[np.ndarray], tuple]) -> None:
-        """Neighbour passes over a (M, ...) grid of solves, in place: a cell not solved
-        with a face neighbour solved in the last pass is solved again from that
-        neighbour's solution (short cap), until a pass solves nothing new; then each cell
-        not solved with a solved face neighbour, and not searched so before, is searched
-        with the full cap from that neighbour's solution, and the passes go on from what
-        it finds. ``solutions`` (M, K, dof) and ``success`` (M, K) hold K solves per cell
-        (K directions, or 1); ``targets(rows, columns)`` gives the positions and
-        rotations of those solves."""
-        fresh = success.copy()
-        searched = np.zeros_like(success)          # tried with the full cap
-        while True:
-            while fresh is not None and fresh.any():
-                fresh = self._pass(neighbours, solutions, success, targets, fresh, False)
-            edge = ~searched
-            fresh = self._pass(neighbours, solutions, success, targets, success, True, edge)
-            if fresh is None:
-                return
-            searched |= edge
-
-    def _pass(self, neighbours, solutions, success, targets, solved, full, allowed=None):
-        """One pass: every cell not solved (and ``allowed``) with a face neighbour in
-        ``solved`` is solved from that neighbour's solution (the first face in
-        :data:`~.lattice.FACE_STEPS` order); returns the cells it solved, or None when
-        there was none to try."""
-        seed_from = np.full(success.shape, -1, dtype=np.int64)
-        open_cells = ~success if allowed is None else ~success & allowed
-        for face in range(neighbours.shape[1]):
-            other = neighbours[:, face]
-            has = other >= 0
-            ok = np.zeros(success.shape, bool)
-            ok[has] = solved[other[has]]
-            take = ok & open_cells & (seed_from < 0)
-            seed_from[take] = np.broadcast_to(other[:, None], success.shape)[take]
-        rows, columns = np.nonzero(seed_from >= 0)
-        if not len(rows):
-            return None
-        if allowed is not None:
-            allowed[:] = seed_from >= 0              # the cells this pass searched
-        positions, rotations = targets(rows, columns)
-        found, ok = self.solve(positions, rotations,
-                               solutions[seed_from[rows, columns], columns], full)
-        fresh = np.zeros_like(success)
-        fresh[rows[ok], columns[ok]] = True
-        success[rows[ok], columns[ok]] = True
-        solutions[rows[ok], columns[ok]] = found[ok]
-        return fresh
 
 
 def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
@@ -263,7 +166,7 @@ def reach_map(model: RobotModel, *, voxel: float = 0.05, directions: int = 50,
     limits = search_limits(model, given)
     efforts = _efforts(model, names, effort_limits)
     scene = _scene(model, kinematics, avoid_collisions, collision_objects)
-    builder = _Builder(kin, index, limits, threads, int(max_iterations), progress, scene)
+    builder = Passes(kin, index, limits, threads, int(max_iterations), progress, scene)
 
     # 1. where to look
     box = _sample_box(model, limits)
