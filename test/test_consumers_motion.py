@@ -209,6 +209,45 @@ def test_collision_free_ik_on_double_shoulder_arms_with_grippers(arm, closed, tm
     assert solved >= 0.995 * len(states), solved
 
 
+@pytest.mark.parametrize('name', ['X-Series-Double-Shoulder-7DOF', 'A-2085-06G'])
+def test_corners_are_passed_without_stopping_and_free_as_played(robots, name):
+    """Polylines of 2 to 4 segments between random states, every segment free (checked
+    at 5 mm), rounded by the planner (``hrdf_ros.motion.corners``, counts not time:
+    deterministic): each trajectory, played at 1 kHz as joint_trajectory_controller plays
+    it, is free in mplib's check at every sample, within the limits (0.1 %), at rest at
+    the goal; none takes longer than stopping at every corner, and their median takes at
+    most 0.85 of it."""
+    from hrdf_ros.motion import corners
+    from hrdf_ros.motion.joint_path import segment_free
+    model, planner, mplib = robots[name]
+    rng = np.random.default_rng(13)
+    columns = np.array(planner._columns)
+    limits = planner._scaled_limits(1.0, 1.0)
+    ratios = []
+    while len(ratios) < 10:
+        count = int(rng.integers(3, 6))
+        path = rng.uniform(-2.5, 2.5, (count, model.dof_count))
+        if any(planner.in_collision(q) for q in path) or not all(
+                segment_free(planner.scene, planner._arms, a, b)
+                for a, b in zip(path[:-1], path[1:])):
+            continue
+        stopping = planner._timed(path, False, limits)
+        rounded = corners.rounded_trajectory(planner.scene, planner._arms, path,
+                                             planner.trajectory_joints, columns,
+                                             planner._ratios, *limits, math.inf)
+        if rounded is None:                     # the planner keeps stopping there
+            ratios.append(1.0)
+            continue
+        _, played = check_trajectory(rounded, path[0], path[-1], planner)
+        full = np.tile(path[0], (len(played), 1))
+        full[:, columns] = played * planner._ratios[columns]
+        assert not any(mplib.collides(q) for q in full), 'collides as played'
+        ratios.append(min(rounded.duration / stopping.duration, 1.0))
+    print(f'{name}: duration / stopping at every corner: median {np.median(ratios):.3f}, '
+          f'{np.round(ratios, 3).tolist()}')
+    assert np.median(ratios) <= 0.85
+
+
 def _line_duration(start, goal, velocity, acceleration):
     """The time-optimal duration of the line: s' <= min v/|d|, |s''| <= min a/|d|."""
     d = np.abs(goal - start)

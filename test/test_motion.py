@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -125,7 +126,8 @@ def test_no_path_in_the_time_given_is_code_minus_one(arm):
     assert not planner.in_collision(start) and not planner.in_collision(goal)
     plan = planner.plan(start, goal, planning_time=0.001)
     assert (plan.success, plan.error_code) == (False, -1)
-    assert plan.message == 'no collision-free path found in 0.001 s'
+    assert plan.message == ('no collision-free path found in 0.001 s; most often blocked '
+                            'by end_effector_mount1 - ball (1 of 1 states in collision)')
     assert planner.plan(start, goal, planning_time=2.0).success     # there is one
 
 
@@ -292,6 +294,132 @@ def test_an_end_effector_no_joint_moves_is_answered_without_restarts():
                                  max_iterations=100)
         assert not result.success and result.restarts == alone.restarts
     warm_up(planner)
+
+
+# -- corners passed without stopping -------------------------------------------------------
+
+def _polylines(count, rng, dof=4, corners=(1, 4)):
+    """Random polylines of 2 to 5 segments (consecutive corners distinct)."""
+    for _ in range(count):
+        k = rng.integers(corners[0], corners[1] + 1) + 2
+        yield np.cumsum(rng.uniform(-1.0, 1.0, (k, dof)), axis=0)
+
+
+def test_a_rounded_path_turns_within_the_deviation_asked():
+    """Kunz and Stilman's arcs: the path is continuous with a unit tangent that turns
+    continuously, passes each rounded corner at its recorded deviation (no more than
+    asked), keeps the ends, and has a kink (a stop) where a corner is not rounded."""
+    from hrdf_ros.motion.blend_path import BlendPath
+    rng = np.random.default_rng(5)
+    for waypoints in _polylines(30, rng):
+        asked = rng.uniform(0.0, 0.5, len(waypoints))
+        asked[rng.random(len(waypoints)) < 0.2] = 0.0
+        path = BlendPath(waypoints, asked)
+        s = np.linspace(0.0, path.length, 40001)
+        q, tangent = path.evaluate(s), path.evaluate(s, 1)
+        np.testing.assert_allclose(q[[0, -1]], waypoints[[0, -1]], atol=1e-12)
+        np.testing.assert_allclose(np.linalg.norm(tangent, axis=1), 1.0, atol=1e-12)
+        assert np.max(np.linalg.norm(np.diff(q, axis=0), axis=1)) <= 1.01 * s[1]
+        kinks = np.array(path.stops)
+        smooth = np.ones(len(s) - 1, bool)
+        for stop in kinks:
+            smooth &= ~((s[:-1] <= stop) & (s[1:] >= stop))
+        turn = np.linalg.norm(np.diff(tangent, axis=0), axis=1)[smooth]
+        assert turn.max() <= 0.05, turn.max()          # no jump of direction elsewhere
+        for k in range(1, len(waypoints) - 1):
+            nearest = np.min(np.linalg.norm(q - waypoints[k], axis=1))
+            assert path.deviations[k] <= asked[k] + 1e-12
+            if asked[k] == 0.0:
+                assert nearest <= 1e-3 and path.deviations[k] == 0.0
+            elif path.deviations[k] > 0.0:
+                assert abs(nearest - path.deviations[k]) <= 1e-3
+
+
+def test_rounded_corners_are_timed_within_the_limits_as_played():
+    """The timed rounded path: the controller's rules, the limits as played (0.1 %), at
+    rest at both ends on the first and last corners; faster than stopping at every
+    corner where the corners may be cut far enough."""
+    from hrdf_ros.motion.blend_path import BlendPath
+    from hrdf_ros.motion.blended_timing import blended_trajectory
+    rng = np.random.default_rng(6)
+    velocity = np.array([1.0, 2.0, 3.0, 1.5])
+    acceleration = velocity / 0.5
+    ratios = []
+    for waypoints in _polylines(20, rng):
+        path = BlendPath(waypoints, np.full(len(waypoints), 10.0))
+        trajectory, where = blended_trajectory(list('abcd'), path, velocity, acceleration)
+        times = trajectory.time_from_start
+        assert times[0] == 0.0 and np.diff(times).min() >= MIN_SEGMENT
+        assert np.all(np.diff(where) >= 0) and where[0] == 0.0
+        np.testing.assert_allclose(where[-1], path.length, rtol=1e-12)
+        for end in (0, -1):
+            assert not trajectory.velocities[end].any()
+            assert not trajectory.accelerations[end].any()
+        np.testing.assert_allclose(trajectory.positions[[0, -1]], waypoints[[0, -1]],
+                                   atol=1e-9)
+        assert demand(trajectory, velocity, acceleration) <= 1.001
+        _, played = playback(trajectory)
+        np.testing.assert_allclose(played[-1], waypoints[-1], atol=1e-9)
+        stops = polyline_trajectory(list('abcd'), waypoints, velocity, acceleration)
+        ratios.append(trajectory.duration / stops.duration)
+    assert max(ratios) <= 1.0 and np.median(ratios) <= 0.85, ratios
+
+
+def test_a_corner_whose_arc_collides_is_cut_less(arm):
+    """A ball where a rounded corner's arc takes the end effector (and the polyline does
+    not): the corner is cut less, the trajectory free as played, no faster than without
+    the ball, no slower than stopping at the corner."""
+    from hrdf_ros.motion import corners
+    from hrdf_ros.motion.corners import played_states
+    from hrdf_ros.motion.joint_path import segment_free
+    path = np.array([[-1.5, 0.8, 1.6, 0.0, 0.6, 0.0], [1.5, 0.8, 1.6, 0.0, 0.6, 0.0],
+                     [1.5, -0.6, 0.4, 0.0, 0.6, 0.0]])
+    columns = np.array(arm._columns)
+    limits = arm._scaled_limits(1.0, 1.0)
+
+    def rounded():
+        return corners.rounded_trajectory(arm.scene, arm._arms, path, arm.trajectory_joints,
+                                          columns, arm._ratios, *limits, math.inf)
+    free = rounded()
+    _, states = played_states(free, path[0], columns, arm._ratios, arm._arms)
+    tool = arm.kinematics.end_effector(states)[:, :3, 3]
+    line = arm.kinematics.end_effector(np.concatenate(
+        [np.linspace(a, b, 400) for a, b in zip(path[:-1], path[1:])]))[:, :3, 3]
+    away = np.array([np.min(np.linalg.norm(line - p, axis=1)) for p in tool])
+    middle = tool[int(np.argmax(away))]
+    ball = {'name': 'ball', 'type': 'sphere', 'dimensions': [0.4 * float(away.max())],
+            'pose': {'position': middle.tolist()}}
+    arm.set_collision_objects([ball])
+    try:
+        assert all(segment_free(arm.scene, arm._arms, a, b) for a, b in zip(path[:-1], path[1:]))
+        assert not arm.scene.free(states).all()          # the first rounding hits it
+        cut = rounded()
+        stopping = arm._timed(path, False, limits)
+        assert cut is not None
+        _, played = played_states(cut, path[0], columns, arm._ratios, arm._arms)
+        assert arm.scene.free(played).all()
+        assert free.duration < cut.duration <= stopping.duration
+    finally:
+        arm.set_collision_objects([])
+
+
+def test_no_path_names_the_pair_that_blocked_most_often():
+    """A wall in the plane y = 0 in front of the arm, its base turning at most 2.5 rad
+    either way: from one side of the wall to the other there is no path, and
+    PLANNING_FAILED's message says which pair blocked the search most often."""
+    from hrdf_ros.motion.warm_up import warm_up
+    wall = {'name': 'wall', 'type': 'box', 'dimensions': [2.0, 0.02, 3.0],
+            'pose': {'position': [1.1, 0.0, 0.0]}}
+    planner = MotionPlanner(load(BUNDLED_ARM), [wall], joint_limits={'J1': (-2.5, 2.5)})
+    warm_up(planner)
+    start = np.array([2.0, 0.6, 1.5, 0.0, 1.0, 0.0])
+    goal = start * [-1, 1, 1, 1, 1, 1]
+    assert not planner.in_collision(start) and not planner.in_collision(goal)
+    plan = planner.plan(start, goal, planning_time=0.5)
+    assert plan.error_code == -1
+    assert re.fullmatch(r'no collision-free path found in 0\.5 s; most often blocked by '
+                        r'link1 - wall \((\d+) of (\d+) states in collision\)',
+                        plan.message), plan.message
 
 
 def test_the_controllers_quintic_plays_a_cubic_exactly():

@@ -21,29 +21,20 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
-from ..description.planning_limits import joint_limits as planning_limits
-from ..description.robot import describe
-from ..description.semantics import semantics
-from ..kinematics import Kinematics
 from ..kinematics.ik import default_orientation
 from ..kinematics.ik_request import joint_limit_array
-from ..model import RobotModel
-from . import cartesian, collision_free_ik, joint_path, timing
-from .objects import collision_objects
-from .resolution import lever_arms
-from .scene import PlanningScene
+from . import cartesian, collision_free_ik, corners, joint_path, timing
+from .planner_setup import PlannerSetup
+from .requests import (FAILURE, GOAL_IN_COLLISION, GOAL_STATE_INVALID,  # noqa: F401
+                       NO_IK_SOLUTION, PLANNING_FAILED, START_STATE_IN_COLLISION,
+                       START_STATE_INVALID, SUCCESS, blocked_text, checked_state,
+                       scaled_limits, state_problem, stop_text)
 from .trajectory import JointTrajectory
 
-#: MoveIt's MoveItErrorCodes values the planner answers with.
-SUCCESS, FAILURE, PLANNING_FAILED = 1, 99999, -1
-START_STATE_IN_COLLISION, GOAL_IN_COLLISION = -10, -12
-START_STATE_INVALID, GOAL_STATE_INVALID, NO_IK_SOLUTION = -26, -27, -31
-#: Slack on position limits when a given state is checked against them (rad or m).
-LIMIT_SLACK = 1e-9
 
 
 @dataclass
@@ -59,9 +50,11 @@ class MotionPlan:
         fraction: the share of the path covered (1.0 for :meth:`MotionPlanner.plan`).
         planning_time: s.
         trajectory: the timed trajectory (None when not ``success``).
-        path: (K, dof) the collision-free joint path the trajectory follows (its
-            corners, or a Cartesian path's states), model order; (0, 0) when not
-            ``success``.
+        path: (K, dof) the collision-free joint path (the corners of a polyline whose
+            segments were checked, or a Cartesian path's states), model order; the
+            trajectory passes through its first and last state and follows it, or,
+            where that was free of collision as played and faster, rounds its corners
+            (:attr:`MotionPlanner.blend_tolerance`); (0, 0) when not ``success``.
     """
 
     success: bool
@@ -73,104 +66,10 @@ class MotionPlan:
     path: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
 
-class MotionPlanner:
-    """Plans collision-free, timed motions of a robot (module docstring)."""
-
-    def __init__(self, model: RobotModel, collision_objects: Sequence = (),
-                 joint_limits=None, *, description=None, kinematics: Optional[str] = None,
-                 gripper_positions: Optional[Mapping[str, float]] = None):
-        """Build the planning scene (the robot's collision geometry and the SRDF's
-        disabled pairs: computed once per robot and process, a fraction of a second).
-
-        Args:
-            model: the robot.
-            collision_objects: :class:`~.objects.CollisionObject` values or mappings of
-                their schema.
-            joint_limits: position limits as :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`
-                takes them ((dof, 2), or by joint name); they bound the IK, the plans and
-                the checks of given states.
-            description: the robot as its URDF describes it (names, limits: a
-                ``hrdf_ros.description.robot.RobotDescription``), when it is
-                not the default of ``hrdf urdf`` (joints J1, J2, ..., HEBI's limits):
-                a node's, built with its joint names and limits.
-            kinematics: its Kinematics path (``'auto'``, ``'numpy'``, ``'numba'``; None: default).
-            gripper_positions: where the parallel grippers' fingers are held
-                (:meth:`set_gripper_positions`); default open.
-
-        Raises:
-            ImportError: the motion extra is missing (one message naming it).
-            ValueError: a collision object or a limit is wrong.
-        """
-        self.model, self.kinematics = model, Kinematics(model, kinematics)
-        self.description = description or describe(model, 'robot')
-        self.semantics = semantics(self.description)
-        self.scene = PlanningScene(self.description, self.semantics,
-                                   collision_objects_list(collision_objects), self.kinematics)
-        if gripper_positions:
-            self.scene.set_gripper_positions(gripper_positions)
-        tree = self.description.tree
-        self.joint_names = list(tree.dof_names)
-        dof = model.dof_count
-        ratios = np.array([float(model.elements[e].gear_ratio) for e in model.dof_elements])
-        self._ratios = ratios if dof else np.ones(0)
-        limits = planning_limits(model, tree, self.semantics.urdf)
-        position = np.array([[limits[n].lower if limits[n].lower is not None else -np.inf,
-                              limits[n].upper if limits[n].upper is not None else np.inf]
-                             for n in self.joint_names]).reshape(-1, 2) \
-            * self._ratios[:, None]
-        if joint_limits is not None:
-            user = joint_limit_array(joint_limits, self.joint_names)
-            position = np.stack([np.maximum(position[:, 0], user[:, 0]),
-                                 np.minimum(position[:, 1], user[:, 1])], axis=1)
-        self.position_limits = position
-        self.velocity_limits = np.array([limits[n].velocity for n in self.joint_names])
-        self.acceleration_limits = np.array([limits[n].acceleration for n in self.joint_names])
-        self._prismatic = np.array([model.elements[e].motion[0] == 't'
-                                    for e in model.dof_elements], dtype=bool)
-        #: revolute joints without limits (URDF continuous): angles, reached either way
-        self._continuous = ~self._prismatic & ~np.isfinite(self.position_limits).any(axis=1)
-        self._arms = lever_arms(self.semantics.poser, self.description.collision_geometry(),
-                                self.joint_names, self._ratios)
-        self._ik = collision_free_ik.CollisionFreeIk(self.kinematics, self.scene,
-                                                     self.position_limits, self._prismatic)
-        joints = [j for g in self.semantics.groups for j in g.joints if j in self.joint_names]
-        #: The joints of every trajectory (the planning groups' joints, controllers.yaml order).
-        self.trajectory_joints = list(dict.fromkeys(joints)) or list(self.joint_names)
-        self._columns = [self.joint_names.index(j) for j in self.trajectory_joints]
-
-    # -- collision checks ------------------------------------------------------------
-    def in_collision(self, positions) -> bool:
-        """True when a (dof,) state is in collision (``hrdf_ros.motion.scene.PlanningScene``).
-
-        Raises:
-            ValueError: the wrong length or not finite.
-        """
-        return self.scene.in_collision(positions)
-
-    def colliding_pairs(self, positions):
-        """``[(link, link or object)]`` in collision at a (dof,) state."""
-        return self.scene.colliding_pairs(positions)
-
-    def set_gripper_positions(self, positions: Mapping[str, float]) -> None:
-        """Hold the parallel grippers' fingers at ``positions`` (``{finger joint: URDF
-        value}``, rad; the finger joints are ``description.tree.gripper_joint_names``,
-        ``gripper_joint`` for one gripper: 0 open,
-        :data:`~hrdf_ros.kinematics.gripper.GRIPPER_UPPER` closed) in every later check,
-        IK answer and plan: the arm moves, the fingers stay
-        (:meth:`~hrdf_ros.motion.scene.PlanningScene.set_gripper_positions`).
-
-        Raises:
-            ValueError: a name that is no finger joint, or a value outside its limits.
-        """
-        self.scene.set_gripper_positions(positions)
-
-    def set_collision_objects(self, objects: Sequence) -> None:
-        """Replace the collision objects (schema of ``hrdf_ros.motion.objects``).
-
-        Raises:
-            ValueError: a wrong object.
-        """
-        self.scene.set_objects(collision_objects_list(objects))
+class MotionPlanner(PlannerSetup):
+    """Plans collision-free, timed motions of a robot (module docstring); its robot,
+    scene and limits are :class:`~.planner_setup.PlannerSetup`'s (constructor
+    arguments, collision checks, grippers, objects)."""
 
     # -- IK ---------------------------------------------------------------------------
     def solve_ik(self, target, seed=None, *, avoid_collisions: bool = True, **options):
@@ -216,15 +115,8 @@ class MotionPlanner:
                  ) -> Optional[Tuple[int, str]]:
         """(MoveIt error code, message) when the start or goal state ``q`` is outside the
         limits or (``avoid_collisions``) in collision; None when it can be planned from."""
-        outside = outside_limits(q, self.position_limits, self.joint_names)
-        if outside:
-            return (START_STATE_INVALID if which == 'start' else GOAL_STATE_INVALID,
-                    f'the {which} is outside the limits: {outside}')
-        if avoid_collisions and self.scene.in_collision(q):
-            return (START_STATE_IN_COLLISION if which == 'start' else GOAL_IN_COLLISION,
-                    f'the {which} is in collision: '
-                    + pair_text(self.scene.colliding_pairs(q)))
-        return None
+        return state_problem(q, which, self.position_limits, self.joint_names,
+                             self.scene if avoid_collisions else None)
 
     def _trajectory_values(self, path: np.ndarray) -> np.ndarray:
         """(K, n) URDF joint values of the trajectory's joints for (K, dof) states."""
@@ -256,7 +148,10 @@ class MotionPlanner:
         ``orientation`` objective of :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`,
         by default the one the end effector's joints give): the straight joint-space line
         when it is free, else a sampling-based plan, shortcut (``hrdf_ros.motion.joint_path``); timed
-        to the scaled limits (``hrdf_ros.motion.timing``). A revolute joint without limits (URDF
+        to the scaled limits (``hrdf_ros.motion.timing``), its corners passed without
+        stopping where that is free of collision as the controller plays it and faster
+        (``hrdf_ros.motion.corners``, within :attr:`blend_tolerance`; not counted in
+        ``planning_time``, its work bounded by counts). A revolute joint without limits (URDF
         continuous) is an angle, as MoveIt plans continuous joints: it ends at the goal's
         angle, whole turns from the value given, turning the shorter way on a straight
         line and either way on a planned path (``path[-1]`` says where); every other
@@ -300,15 +195,30 @@ class MotionPlanner:
             return answer(*problem)
         if avoid_collisions:
             goals = joint_path.turned_goals(start, goal, self._continuous, self._arms)
-            path = joint_path.plan_path(self.scene, self._arms, start, goals,
-                                        *self.position_limits.T,
-                                        max(planning_time - (time.perf_counter() - began), 1e-3))
+            with self.scene.counting_blocks():
+                path = joint_path.plan_path(
+                    self.scene, self._arms, start, goals, *self.position_limits.T,
+                    max(planning_time - (time.perf_counter() - began), 1e-3))
             if path is None:
                 return answer(PLANNING_FAILED, f'no collision-free path found in '
-                              f'{planning_time:g} s')
+                              f'{planning_time:g} s' + blocked_text(self.scene))
         else:
             path = np.stack([start, goal])
-        return answer(SUCCESS, path=path, trajectory=self._timed(path, False, limits))
+        return answer(SUCCESS, path=path, trajectory=self._rounded(path, limits))
+
+    def _rounded(self, path: np.ndarray, limits) -> JointTrajectory:
+        """The trajectory along a checked polyline: its corners rounded where that is
+        free of collision as played (``hrdf_ros.motion.corners``) when that is faster,
+        else stopping at every corner."""
+        trajectory = self._timed(path, False, limits)
+        if len(path) < 3 or self.blend_tolerance <= 0.0:
+            return trajectory
+        rounded = corners.rounded_trajectory(
+            self.scene, self._arms, path, self.trajectory_joints, np.array(self._columns),
+            self._ratios, *limits, self.blend_tolerance)
+        if rounded is not None and rounded.duration < trajectory.duration:
+            return rounded
+        return trajectory
 
     def cartesian_path(self, start, waypoints, *, index: int = 0, max_step: float = 0.01,
                        avoid_collisions: bool = True, max_velocity_scaling_factor: float = 1.0,
@@ -341,67 +251,3 @@ class MotionPlanner:
             f'followed {100 * fraction:.1f} % of the path; ' + stop_text(stop, self.scene)
         return MotionPlan(True, SUCCESS, message, fraction, time.perf_counter() - began,
                           trajectory, states)
-
-
-def stop_text(stop: tuple, scene) -> str:
-    """Why a Cartesian path stopped (:data:`.cartesian.STOPS`), in words."""
-    kind, state = stop
-    if kind == 'collision':
-        return 'the next step collides: ' + pair_text(scene.colliding_pairs(state))
-    if kind == 'line':
-        return (f'the joints leave the line there (by more than '
-                f'{1000 * cartesian.POSITION_PRECISION:g} mm or '
-                f'{cartesian.ORIENTATION_PRECISION:g} rad, the step halved '
-                f'{cartesian.SUBDIVISIONS} times)')
-    return 'the next step has no IK solution from the one before (out of reach, at a ' \
-        'joint limit or a singularity)'
-
-
-def checked_state(positions, joint_names: Sequence[str], what: str) -> np.ndarray:
-    """(dof,) float positions.
-
-    Raises:
-        ValueError: the wrong length, or not finite (naming ``what``).
-    """
-    q = np.asarray(positions, dtype=float)
-    if q.shape != (len(joint_names),):
-        raise ValueError(f'{what}: expected {len(joint_names)} joint positions '
-                         f'({", ".join(joint_names)}), got shape {q.shape}')
-    if not np.all(np.isfinite(q)):
-        raise ValueError(f'{what}: joint positions must be finite')
-    return q
-
-
-def scaled_limits(velocity: np.ndarray, acceleration: np.ndarray, velocity_scaling: float,
-                  acceleration_scaling: float):
-    """(velocity, acceleration) limits times MoveIt's scaling factors.
-
-    Raises:
-        ValueError: a factor outside (0, 1].
-    """
-    for name, value in (('max_velocity_scaling_factor', velocity_scaling),
-                        ('max_acceleration_scaling_factor', acceleration_scaling)):
-        if not (np.isfinite(value) and 0.0 < value <= 1.0):
-            raise ValueError(f'{name} must be in (0, 1], got {value}')
-    return velocity * velocity_scaling, acceleration * acceleration_scaling
-
-
-def outside_limits(q: np.ndarray, limits: np.ndarray, joint_names: Sequence[str]
-                   ) -> Optional[str]:
-    """Which joints of a state are outside (dof, 2) position limits, in words, or None."""
-    low, high = limits[:, 0], limits[:, 1]
-    bad = np.flatnonzero((q < low - LIMIT_SLACK) | (q > high + LIMIT_SLACK))
-    if not len(bad):
-        return None
-    return ', '.join(f'{joint_names[k]} {q[k]:.6g} not in [{low[k]:.6g}, {high[k]:.6g}]'
-                     for k in bad)
-
-
-def pair_text(pairs) -> str:
-    """``a - b, c - d`` of colliding pairs."""
-    return ', '.join(f'{a} - {b}' for a, b in pairs)
-
-
-def collision_objects_list(objects: Sequence):
-    """Objects of ``hrdf_ros.motion.objects``' schema (or already built) as a list."""
-    return collision_objects(list(objects) if not isinstance(objects, Mapping) else objects)

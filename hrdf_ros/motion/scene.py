@@ -35,7 +35,8 @@ touching; tested against mplib's FCL).
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Sequence, Tuple
+from contextlib import contextmanager
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -65,6 +66,30 @@ def _object_box(o: CollisionObject) -> np.ndarray:
         return np.full(3, o.dimensions[0])
     height, radius = o.dimensions
     return np.array([radius, radius, height / 2])
+
+
+def gripper_values(current: Dict[str, float], limits: Dict[str, Tuple[float, float]],
+                   positions) -> Dict[str, float]:
+    """``current`` ({finger joint: rad}) with ``positions`` over it, each checked against
+    its (lower, upper) ``limits``.
+
+    Raises:
+        ValueError: a name that is no finger joint, or a value that is not finite or
+            outside the joint's limits.
+    """
+    values = dict(current)
+    for name, value in dict(positions).items():
+        if name not in values:
+            known = ', '.join(values) or 'none: the robot has no parallel gripper'
+            raise ValueError(f"gripper position of '{name}': not a finger joint "
+                             f'(finger joints: {known})')
+        low, high = limits[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
+                or not math.isfinite(value) or not low - 1e-9 <= value <= high + 1e-9:
+            raise ValueError(f'gripper position of {name} must be a number in '
+                             f'[{low:.6g}, {high:.6g}] rad, got {value!r}')
+        values[name] = float(value)
+    return values
 
 
 class PlanningScene:
@@ -109,6 +134,7 @@ class PlanningScene:
                                 if joint.name in self.gripper_positions}
         self.objects: Dict[str, CollisionObject] = {}
         self.version = 0
+        self._blocks: Optional[np.ndarray] = None      # per pair, while counting
         self.set_objects(objects)
 
     def _geometry_object(self, name: str, joint: int, placement: np.ndarray, solid):
@@ -182,18 +208,7 @@ class PlanningScene:
             ValueError: a name that is no finger joint, or a value that is not finite or
                 outside the joint's limits.
         """
-        values = dict(self.gripper_positions)
-        for name, value in dict(positions).items():
-            if name not in values:
-                known = ', '.join(values) or 'none: the robot has no parallel gripper'
-                raise ValueError(f"gripper position of '{name}': not a finger joint "
-                                 f'(finger joints: {known})')
-            low, high = self._gripper_limits[name]
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
-                    or not math.isfinite(value) or not low - 1e-9 <= value <= high + 1e-9:
-                raise ValueError(f'gripper position of {name} must be a number in '
-                                 f'[{low:.6g}, {high:.6g}] rad, got {value!r}')
-            values[name] = float(value)
+        values = gripper_values(self.gripper_positions, self._gripper_limits, positions)
         if values == self.gripper_positions:
             return
         description = self._description
@@ -213,9 +228,38 @@ class PlanningScene:
         return q
 
     def _collides(self, positions: np.ndarray, first: bool) -> bool:
-        return bool(self._pin.computeCollisions(
+        hit = bool(self._pin.computeCollisions(
             self._robot.model, self._data, self._geometry_model, self._geometry_data,
             self._robot.configuration(positions), first))
+        if hit and self._blocks is not None:
+            for row, result in enumerate(self._geometry_data.collisionResults):
+                if result.isCollision():
+                    self._blocks[row] += 1
+                    break
+        return hit
+
+    @contextmanager
+    def counting_blocks(self):
+        """Within the block, every state found in collision counts the pair found
+        colliding (the first one checked); :meth:`most_blocking` reads the counts."""
+        self._blocks = np.zeros(len(self._pairs), dtype=np.int64)
+        try:
+            yield
+        finally:
+            self.block_counts, self._blocks = self._blocks, None
+
+    def most_blocking(self) -> Optional[Tuple[Pair, int, int]]:
+        """(the pair of links (or link and object) that the last
+        :meth:`counting_blocks` found in collision most often, how often, of how many
+        states in collision), or None when it found none."""
+        counts = getattr(self, 'block_counts', None)
+        if counts is None or not counts.sum():
+            return None
+        by_pair: Dict[Pair, int] = {}
+        for pair, count in zip(self._pairs, counts.tolist()):
+            by_pair[pair] = by_pair.get(pair, 0) + count
+        pair = max(by_pair, key=lambda p: (by_pair[p], -self._pairs.index(p)))
+        return pair, by_pair[pair], int(counts.sum())
 
     def in_collision(self, positions) -> bool:
         """True when a (dof,) state is in collision (module docstring).
@@ -272,6 +316,8 @@ class PlanningScene:
                 placed = n
             if pin.computeCollision(self._geometry_model, self._geometry_data, int(row)):
                 free[n] = False
+                if self._blocks is not None:
+                    self._blocks[row] += 1
                 if stop_at_first:
                     break
         return free

@@ -2,11 +2,12 @@
 
 In: a :class:`~hrdf_ros.motion.planner.MotionPlanner`. Out: nothing; afterwards the
 first request of each kind (a collision check, an IK solve, a collision-free IK that
-restarts, a straight line) loads and compiles nothing. The restarts are one batched
+restarts (and its seed table), a straight line, a corner passed without stopping: TOPP-RA
+and the played trajectory's check) loads and compiles nothing. The restarts are one batched
 solve, a compiled signature of its own; on a cold cache its compiling took a whole
 request's time (a node's ``~/solve_ik`` with ``avoid_collisions`` and 0.05 s answered
 -31). Every call here has an iteration cap and no time limit, so the same work is done on
-a busy machine. ~7 ms once the kernels are loaded; servers call it before their first
+a busy machine. ~30 ms once the kernels are loaded; servers call it before their first
 request's clock starts (the node's motion queries, ``hrdf view``'s collision planner).
 """
 from __future__ import annotations
@@ -31,3 +32,10 @@ def warm_up(planner) -> None:
         far[:3, 3] += OUT_OF_REACH
         planner.solve_ik(far, zero, avoid_collisions=True, max_iterations=5, timeout=None)
     planner.plan(zero, zero, avoid_collisions=False)
+    columns = planner._columns
+    if len(columns) >= 2:        # a corner rounded: TOPP-RA imported, the played checked
+        path = np.repeat(zero[None], 3, axis=0)
+        step = np.where(limits[columns, 1] > zero[columns], 0.01, -0.01)
+        path[1:, columns[0]] += step[0]
+        path[2, columns[1]] += step[1]
+        planner._rounded(path, planner._scaled_limits(1.0, 1.0))
