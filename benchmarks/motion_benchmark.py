@@ -1,8 +1,9 @@
 """Motion benchmark: hrdf_ros.motion against mplib (OMPL RRT-Connect + FCL + TOPP-RA, in
 C++) and TRAC-IK (pytracik), on the same states in one run.
 
-Per robot (every kit with a gripper or 6+ DoF, the bundled arm, ``--real`` real HEBI
-files hebi-py loads):
+Per robot (every kit with a gripper or 6+ DoF, the bundled arm, the test's double-shoulder
+arms with grippers (test/data/arms), ``--real`` real HEBI files hebi-py loads; a robot
+with a gripper twice, its fingers open and closed, for the collision checks and IK):
 
 * **Collision checks**: ``--states`` random states; our verdicts against mplib's (on the
   URDF and SRDF of ``hrdf moveit``: test/motion_helpers.py), and the time per state: ours
@@ -10,16 +11,22 @@ files hebi-py loads):
   motion), mplib's ``check_for_self_collision``.
 * **Collision-free IK**: ``--targets`` targets, hebi-py's end effector at random states
   mplib finds free; ours (``MotionPlanner.solve_ik``, the compiled path, its defaults:
-  5 ms) from the zero seed; TRAC-IK (Speed, 5 ms, 1e-5; no collision checks) from the
-  zero seed. A success of ours counts when mplib finds it free and hebi-py's FK puts the
-  end effector within 2e-5 m and rad of the target.
+  5 ms, after the planner's warm-up) from the zero seed; TRAC-IK (Speed, 5 ms, 1e-5; no
+  collision checks) from the zero seed, the two interleaved target by target. A success
+  of ours counts when mplib finds it free and hebi-py's FK puts the end effector within
+  2e-5 m and rad of the target.
 * **Joint motions**: ``--pairs`` pairs of random states mplib finds free (in
   [-2.5, 2.5]); ours (``plan``, 1 s) and mplib's (``plan_qpos``, 1 s). A plan counts when
   its trajectory, played at 1 kHz as joint_trajectory_controller plays it, is free in
   mplib's check at every 4th sample (ours), or its samples joined by straight lines are
   free at every 5 mm of link motion (mplib's: its own TOPP-RA samples); mplib's "Success"
-  is reported as claimed and as valid. Ours also: the limits as played
-  (0.1 %), and for straight lines the duration against the closed form (1 %).
+  is reported as claimed and as valid. The time to a valid plan (ours where ours is
+  valid, mplib's where its is), on the pairs both plan validly, and ours where neither
+  does (no collision-free path: the whole planning time, as MoveIt). Ours also: the
+  limits as played (0.1 %), for straight lines the duration against the closed form
+  (1 %), and on plans of 2 or more segments the duration against stopping at every
+  corner (the same path, ``hrdf_ros.motion.timing``'s polyline) and against mplib's
+  TOPP-RA on the same corners (its spline through them, with our limits).
 * **Cartesian paths** (6+ DoF chains): ``--lines`` 10 cm lines from random free states
   that hebi-py's IK follows in 1 mm steps; the share ``cartesian_path`` follows whole,
   the farthest its states and midpoints are from the line (hebi-py's FK), its time, the
@@ -51,13 +58,16 @@ from hrdf_ros import HrdfError, load, to_urdf  # noqa: E402
 from hrdf_ros.description.frame_tree import build_frame_tree  # noqa: E402
 from hrdf_ros.kinematics.ik import default_orientation  # noqa: E402
 from hrdf_ros.kinematics.rotations import rotation_to_quaternion  # noqa: E402
+from hrdf_ros.kinematics.gripper import GRIPPER_UPPER  # noqa: E402
 from hrdf_ros.motion import MotionPlanner  # noqa: E402
+from hrdf_ros.motion.warm_up import warm_up  # noqa: E402
 from hrdf_ros.motion.resolution import interpolate, interpolation_counts  # noqa: E402
 from hrdf_ros.motion.trajectory import demand, playback  # noqa: E402
 from motion_helpers import (Mplib, distance_from_line, hebi_fk,  # noqa: E402
                             hebi_follows_line)
 
 SHARED = os.path.normpath(os.path.join(REPO, '..', 'shared', 'hrdf'))
+ARMS = os.path.join(REPO, 'test', 'data', 'arms')
 
 
 def robots(names, real_count):
@@ -68,6 +78,8 @@ def robots(names, real_count):
         if name.endswith('G') or model.dof_count >= 6:
             found.append((name, path))
     found.append(('bundled', os.path.join(REPO, 'config', 'x_series_arm_6dof.hrdf')))
+    for path in sorted(glob.glob(os.path.join(ARMS, '*.hrdf'))):
+        found.append(('test arm: ' + os.path.splitext(os.path.basename(path))[0], path))
     real = []
     for path in sorted(glob.glob(os.path.join(SHARED, 'real', 'flat', '*.hrdf'))):
         try:
@@ -136,7 +148,8 @@ def collision_free_ik(planner, mplib, hebi, model, path, count, rng):
         if not mplib.collides(q):
             states.append(q)
     targets = [hebi_fk(hebi, q) for q in states]
-    planner.solve_ik(targets[0])                                  # compile, warm up
+    warm_up(planner)                             # as a server does before its first request
+    planner.solve_ik(targets[0])
     orientation = default_orientation(len(chain))
     solved = ours_time = peer_time = peer_solved = 0
     for target in targets:
@@ -196,6 +209,17 @@ def cartesian(planner, hebi, count, rng):
             'cartesian s': elapsed / max(tried, 1), 'cartesian limits': worst_limits}
 
 
+def mplib_topp_duration(planner, mplib, path):
+    """mplib's TOPP-RA (a spline through the path's corners) of a (K, dof) path with our
+    velocity and acceleration limits, s."""
+    names = [mplib.joints[k] for k in mplib.planner.move_group_joint_indices]
+    columns = [planner.joint_names.index(n) for n in names]
+    ratios = planner._ratios[columns]
+    mplib.planner.joint_vel_limits = planner.velocity_limits[columns]
+    mplib.planner.joint_acc_limits = planner.acceleration_limits[columns]
+    return float(mplib.planner.TOPP(path[:, columns] / ratios, step=0.01)[-1])
+
+
 def motions(planner, mplib, count, rng):
     arms = planner._arms
     pairs = []
@@ -203,10 +227,15 @@ def motions(planner, mplib, count, rng):
         q = rng.uniform(-2.5, 2.5, (2, planner.model.dof_count))
         if not mplib.collides(q[0]) and not mplib.collides(q[1]):
             pairs.append(q)
+    warm_up(planner)
     ours_ok = peer_claimed = peer_ok = lines = 0
     ours_time = peer_time = 0.0
     both = []                              # (ours s, mplib s) where both are valid
+    ours_valid_times, peer_valid_times, neither_times = [], [], []
+    corners = []                           # (ours s, stopping at corners s, mplib TOPP s)
+    blocked = {}
     worst_limits = worst_line = 0.0
+    limits = planner._scaled_limits(1.0, 1.0)
     for start, goal in pairs:
         t = time.perf_counter()
         plan = planner.plan(start, goal, planning_time=1.0)
@@ -216,10 +245,13 @@ def motions(planner, mplib, count, rng):
         if plan.success:
             trajectory = plan.trajectory
             _, played = playback(trajectory, 1000.0)
-            if free_in_mplib(mplib, played):
+            columns = [planner.joint_names.index(j) for j in trajectory.joint_names]
+            full = np.tile(start, (len(played), 1))
+            full[:, columns] = played * planner._ratios[columns]
+            if free_in_mplib(mplib, full):
                 ours_ok += 1
                 valid = True
-            columns = [planner.joint_names.index(j) for j in trajectory.joint_names]
+                ours_valid_times.append(ours)
             worst_limits = max(worst_limits, demand(trajectory,
                                                     planner.velocity_limits[columns],
                                                     planner.acceleration_limits[columns]))
@@ -230,16 +262,23 @@ def motions(planner, mplib, count, rng):
                 a = np.min(planner.acceleration_limits / d)
                 optimal = 2 * math.sqrt(1 / a) if v * v / a >= 1 else 1 / v + v / a
                 worst_line = max(worst_line, trajectory.duration / optimal - 1)
+            else:
+                corners.append((trajectory.duration,
+                                planner._timed(plan.path, False, limits).duration,
+                                mplib_topp_duration(planner, mplib, plan.path)))
+        elif plan.error_code == -1 and 'blocked by' in plan.message:
+            pair = plan.message.split('blocked by ')[1].split(' (')[0]
+            blocked[pair] = blocked.get(pair, 0) + 1
         t = time.perf_counter()
         result = mplib.planner.plan_qpos([mplib.state(goal)], mplib.state(start),
                                          planning_time=1.0)
         peer = time.perf_counter() - t
         peer_time += peer
+        peer_valid = False
         if result['status'] == 'Success':
             peer_claimed += 1
             # its samples (every time step) joined as straight lines, checked every 5 mm
             samples = np.asarray(result['position'])
-            names = mplib.joints
             full = np.zeros((len(samples), planner.model.dof_count))
             for k, column in mplib.places:
                 full[:, column] = samples[:, k]
@@ -248,13 +287,31 @@ def motions(planner, mplib, count, rng):
             states = np.concatenate(dense) if dense else full
             peer_valid = free_in_mplib(mplib, states, stride=1)
             peer_ok += peer_valid
+            if peer_valid:
+                peer_valid_times.append(peer)
             if valid and peer_valid:
                 both.append((ours, peer))
+        if not valid and not peer_valid:
+            neither_times.append(ours)
     both = np.array(both).reshape(-1, 2)
-    return {'plans': ours_ok, 'mplib claimed': peer_claimed, 'mplib valid': peer_ok,
+    corners = np.array(corners).reshape(-1, 3)
+    ratio = corners[:, 0] / corners[:, 1] if len(corners) else np.full(1, np.nan)
+    top = max(blocked, key=blocked.get) if blocked else '-'
+    return {'corner ratios': ratio[np.isfinite(ratio)],
+            'plans': ours_ok, 'mplib claimed': peer_claimed, 'mplib valid': peer_ok,
             'plan s': ours_time / count, 'mplib s': peer_time / count,
+            'to valid s': float(np.mean(ours_valid_times)) if ours_valid_times else math.nan,
+            'mplib to valid s': float(np.mean(peer_valid_times)) if peer_valid_times
+            else math.nan,
             'both valid': len(both), 'plan s (both)': float(both[:, 0].mean()),
-            'mplib s (both)': float(both[:, 1].mean()), 'lines': lines,
+            'mplib s (both)': float(both[:, 1].mean()),
+            'no path': len(neither_times),
+            'no path s': float(np.mean(neither_times)) if neither_times else math.nan,
+            'blocked most': f'{top} ({blocked.get(top, 0)})', 'lines': lines,
+            'multi-segment': len(corners), 'corners median': float(np.median(ratio)),
+            'corners max': float(np.max(ratio)),
+            'vs mplib TOPP median': float(np.median(corners[:, 0] / corners[:, 2]))
+            if len(corners) else math.nan,
             'limits as played': worst_limits, 'line excess %': 100 * worst_line}
 
 
@@ -271,6 +328,7 @@ def main() -> int:
     began = time.perf_counter()
     failures = []
     rows = []
+    corner_ratios = []
     for name, path in robots(args.robots, args.real):
         model = load(path)
         planner = MotionPlanner(model)
@@ -281,27 +339,45 @@ def main() -> int:
         row = {'robot': name, 'dof': model.dof_count}
         row.update(checks(planner, mplib, args.states, rng))
         row.update(collision_free_ik(planner, mplib, hebi_model, model, path, args.targets, rng))
+        fingers = planner.scene.gripper_positions
+        if fingers:                          # the same with the fingers closed
+            planner.set_gripper_positions({joint: GRIPPER_UPPER for joint in fingers})
+            with tempfile.TemporaryDirectory() as folder:
+                closed = Mplib(model, folder, gripper=GRIPPER_UPPER)
+            shut = collision_free_ik(planner, closed, hebi_model, model, path, args.targets,
+                                     np.random.default_rng(2))
+            row.update({'ik free % closed': shut['ik free %'], 'ik us closed': shut['ik us'],
+                        'trac-ik us closed': shut['trac-ik us']})
+            planner.set_gripper_positions({joint: 0.0 for joint in fingers})
         if args.pairs:
             row.update(motions(planner, mplib, args.pairs, rng))
+            corner_ratios.append(row.pop('corner ratios'))
         if args.lines:
             row.update(cartesian(planner, hebi_model, args.lines, rng))
         rows.append(row)
         print(' | '.join(f'{k} {v:.4g}' if isinstance(v, float) else f'{k} {v}'
                          for k, v in row.items()), flush=True)
-        if row['ik free %'] < 99.5:
-            failures.append(f'{name}: collision-free IK {row["ik free %"]:.2f} % < 99.5 %')
-        if row['ik us'] > row['trac-ik us']:
-            failures.append(f'{name}: IK mean {row["ik us"]:.0f} us > TRAC-IK '
-                            f'{row["trac-ik us"]:.0f} us')
+        for fingers in ('', ' closed'):
+            if f'ik free %{fingers}' not in row:
+                continue
+            if row[f'ik free %{fingers}'] < 99.5:
+                failures.append(f'{name}{fingers}: collision-free IK '
+                                f'{row[f"ik free %{fingers}"]:.2f} % < 99.5 %')
+            if row[f'ik us{fingers}'] > row[f'trac-ik us{fingers}']:
+                failures.append(f'{name}{fingers}: IK mean {row[f"ik us{fingers}"]:.0f} us > '
+                                f'TRAC-IK {row[f"trac-ik us{fingers}"]:.0f} us')
         if model.dof_count == 7 and row['check us'] > row['mplib us']:   # the target: 7-DoF
             failures.append(f'{name}: check {row["check us"]:.1f} us > mplib '
                             f'{row["mplib us"]:.1f} us')
         if args.pairs:
             if row['plans'] < row['mplib valid']:
                 failures.append(f'{name}: {row["plans"]} plans < mplib\'s {row["mplib valid"]}')
-            if row['plan s'] > row['mplib s']:
-                failures.append(f'{name}: mean plan {row["plan s"]:.3f} s > mplib '
-                                f'{row["mplib s"]:.3f} s')
+            if row['plan s (both)'] > row['mplib s (both)']:
+                failures.append(f'{name}: mean plan {row["plan s (both)"]:.3f} s > mplib '
+                                f'{row["mplib s (both)"]:.3f} s on the pairs both plan')
+            if row['corners max'] > 1.0:
+                failures.append(f'{name}: a plan {row["corners max"]:.3f} x stopping at '
+                                'every corner')
             if row['limits as played'] > 1.001 or row['line excess %'] > 1.0:
                 failures.append(f'{name}: limits {row["limits as played"]:.4f}, '
                                 f'line {row["line excess %"]:.2f} %')
@@ -311,6 +387,12 @@ def main() -> int:
                 failures.append(f'{name}: Cartesian {row["followed %"]:.1f} % followed, '
                                 f'{row["off line mm"]:.3f} mm, {row["off rad"]:.4f} rad, '
                                 f'limits {row["cartesian limits"]:.4f}')
+    if corner_ratios:
+        ratios = np.concatenate(corner_ratios)
+        print(f'\nplans of 2+ segments: {len(ratios)}; duration / stopping at every corner: '
+              f'median {np.median(ratios):.3f}, max {np.max(ratios):.3f}')
+        if len(ratios) and np.median(ratios) > 0.85:
+            failures.append(f'corners: median {np.median(ratios):.3f} > 0.85')
     print(f'\n{len(rows)} robots in {time.perf_counter() - began:.0f} s')
     for line in failures:
         print('FAIL', line)
