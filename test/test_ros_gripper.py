@@ -110,6 +110,35 @@ def test_finger_joint_moves_the_gripper_on_tf(probe, tmp_path, hebi_import):
     assert 'ignoring joints this robot does not have' not in err
 
 
+def test_the_planning_scene_holds_the_gripper_where_joint_states_put_it(probe):
+    """~/check_state_validity of the last joint_states: one arm state, free with the
+    fingers open, collides with them closed (link2 against the right finger and jaw), and
+    the other way round for another; as MoveIt checks an arm with its gripper where the
+    robot state has it."""
+    from hrdf_ros_interfaces.srv import GetStateValidity
+    from hrdf_ros.kinematics.gripper import GRIPPER_UPPER
+    free_open = [-0.63, 2.95, 2.54, -2.09, 0.54, 1.18]
+    free_closed = [-2.61, 0.7, 1.89, -0.82, -0.3, -1.18]
+    process = run_node(KIT, publish_frequency=0.0)
+    try:
+        assert probe.wait_for_node()
+        answers = {}
+        for q in (free_open, free_closed):
+            for finger in (0.0, GRIPPER_UPPER):
+                publish(probe, ARM + [GRIPPER.joint], q + [finger])
+                answer = probe.call(GetStateValidity, '/hrdf_ros_node/check_state_validity',
+                                    GetStateValidity.Request(), timeout=60.0)
+                assert answer.error_code == 1, answer.message
+                answers[tuple(q), finger] = (answer.valid, set(answer.link_b))
+        assert answers[tuple(free_open), 0.0][0]
+        valid, hit = answers[tuple(free_open), GRIPPER_UPPER]
+        assert not valid and hit == {'gripper_r_finger', 'gripper_r_jaw'}, hit
+        assert not answers[tuple(free_closed), 0.0][0]
+        assert answers[tuple(free_closed), GRIPPER_UPPER][0]
+    finally:
+        stop(process)
+
+
 def test_real_joint_state_publisher_drives_the_gripper(probe, tmp_path):
     """joint_state_publisher 2.4.0 publishes the finger joint (at its ``zeros`` value)
     and every mimic joint (multiplier * finger + offset); the node accepts it."""

@@ -128,8 +128,8 @@ class PlanningScene:
             if tuple(sorted((a, b))) not in disabled]
         self._kinematics = kinematics or Kinematics(description.model)
         self._sources = link_sources(description.model, description.tree, self.links)
-        #: the finger joints' limits (the URDF's), rad
-        self._gripper_limits = {joint.name: (joint.lower, joint.upper)
+        #: {finger joint: (lower, upper)} the URDF's limits, rad
+        self.gripper_limits = {joint.name: (joint.lower, joint.upper)
                                 for joint in meaning.urdf.joints
                                 if joint.name in self.gripper_positions}
         self.objects: Dict[str, CollisionObject] = {}
@@ -208,7 +208,7 @@ class PlanningScene:
             ValueError: a name that is no finger joint, or a value that is not finite or
                 outside the joint's limits.
         """
-        values = gripper_values(self.gripper_positions, self._gripper_limits, positions)
+        values = gripper_values(self.gripper_positions, self.gripper_limits, positions)
         if values == self.gripper_positions:
             return
         description = self._description

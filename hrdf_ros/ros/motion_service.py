@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Callable, List, Optional, Sequence
 
 import numpy as np
 from builtin_interfaces.msg import Duration
@@ -121,12 +121,17 @@ class MotionQueries:
         robot: the running robot.
         ik: its IK queries (for the requests' states, end effectors and poses).
         defaults: the node's motion parameters.
+        fingers: gives the parallel grippers' finger joints' latest joint_states values
+            (URDF, rad, the robot's gripper order); the scene holds them there for every
+            request, as MoveIt checks an arm with its gripper where the robot state has it.
     """
 
-    def __init__(self, robot: LoadedRobot, ik: IkQueries, defaults: MotionDefaults):
+    def __init__(self, robot: LoadedRobot, ik: IkQueries, defaults: MotionDefaults,
+                 fingers: Callable[[], Sequence[float]] = tuple):
         self.robot, self.ik, self.defaults = robot, ik, defaults
         self._objects = list(defaults.collision_objects)
         self._planner = None
+        self._fingers = fingers
 
     @property
     def object_count(self) -> int:
@@ -147,7 +152,9 @@ class MotionQueries:
         Raises:
             IkError: FAILURE, the motion extra is missing (its message names it).
         """
-        if self._planner is None:
+        if self._planner is not None:
+            self._hold_fingers(self._planner)
+        else:
             robot = self.robot
             description = describe(robot.model, robot.name, tree=robot.tree,
                                    position_limits=robot.position_limits)
@@ -164,7 +171,21 @@ class MotionQueries:
                 raise IkError(FAILURE, str(exc)) from None
             warm_up(planner)
             self._planner = planner
+            self._hold_fingers(planner)
         return self._planner
+
+    def _hold_fingers(self, planner) -> None:
+        """The scene's grippers where joint_states last put them (clipped into the finger
+        joints' limits: a driver may report a hair beyond them)."""
+        values = list(self._fingers())
+        names = list(planner.scene.gripper_positions)
+        if not names or len(values) != len(names):
+            return
+        limits = planner.scene.gripper_limits
+        planner.set_gripper_positions({name: min(max(float(value), limits[name][0]),
+                                                 limits[name][1])
+                                       for name, value in zip(names, values)
+                                       if math.isfinite(value)})
 
     # -- requests ---------------------------------------------------------------------
 

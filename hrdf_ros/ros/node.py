@@ -179,7 +179,9 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
         if previous is not None:        # the collision objects stay over a reload
             self.motion_defaults = replace(self.motion_defaults, collision_objects=tuple(
                 self.motion_queries.objects))
-        self.motion_queries = MotionQueries(robot, self.ik_queries, self.motion_defaults)
+        dof = len(robot.joint_names)
+        self.motion_queries = MotionQueries(robot, self.ik_queries, self.motion_defaults,
+                                            fingers=lambda: self.input.values[dof:])
         self._stamp = None
         if previous is not None:
             self._setting_description = True
