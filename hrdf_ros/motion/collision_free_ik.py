@@ -29,9 +29,9 @@ Starts after the seed are solved in blocks (:data:`BLOCKS`: one batch call, each
 share of the time left, then one batch of collision checks), which costs less than one
 call each. The table is built on the first restart (or by :func:`~.warm_up.warm_up`),
 about 10 ms, and again after the scene changes; that time is not counted against the
-request's timeout (the first build in a process may load compiled kernels). The same request gives the same
-answer with an iteration cap instead of a timeout. An end effector that no joint moves
-has the seed's answer only.
+request's timeout (the first build in a process may load compiled kernels). The same
+request gives the same answer with an iteration cap instead of a timeout. An end
+effector that no joint moves has the seed's answer only.
 """
 from __future__ import annotations
 
