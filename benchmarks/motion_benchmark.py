@@ -54,7 +54,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, 'test'))
 
-from hrdf_ros import HrdfError, load, to_urdf  # noqa: E402
+from hrdf_ros import HrdfError, Kinematics, load, to_urdf  # noqa: E402
 from hrdf_ros.description.frame_tree import build_frame_tree  # noqa: E402
 from hrdf_ros.kinematics.ik import default_orientation  # noqa: E402
 from hrdf_ros.kinematics.rotations import rotation_to_quaternion  # noqa: E402
@@ -71,24 +71,30 @@ ARMS = os.path.join(REPO, 'test', 'data', 'arms')
 
 
 def robots(names, real_count):
+    """(label, path) of every kit with 5+ DoF or a gripper, the bundled arm, the test's
+    arms, and the real HEBI files whose first end effector 5+ joints move (flat files and
+    trees; ``real_count`` of them, None: all)."""
     found = []
     for path in sorted(glob.glob(os.path.join(SHARED, 'kits', '*.hrdf'))):
         model = load(path)
         name = os.path.splitext(os.path.basename(path))[0]
-        if name.endswith('G') or model.dof_count >= 6:
+        if name.endswith('G') or model.dof_count >= 5:
             found.append((name, path))
     found.append(('bundled', os.path.join(REPO, 'config', 'x_series_arm_6dof.hrdf')))
     for path in sorted(glob.glob(os.path.join(ARMS, '*.hrdf'))):
         found.append(('test arm: ' + os.path.splitext(os.path.basename(path))[0], path))
     real = []
-    for path in sorted(glob.glob(os.path.join(SHARED, 'real', 'flat', '*.hrdf'))):
+    files = sorted(glob.glob(os.path.join(SHARED, 'real', 'flat', '*.hrdf'))) + sorted(
+        glob.glob(os.path.join(SHARED, 'real', 'trees', '**', '*.hrdf'), recursive=True))
+    for path in files:
         try:
             model = load(path)
         except HrdfError:
             continue
-        if model.dof_count >= 5 and model.frame_count('end_effector') == 1:
+        if model.frame_count('end_effector') and \
+                len(Kinematics(model).end_effector_joints(0)) >= 5:
             real.append(('real: ' + os.path.basename(path).split('__')[-1], path))
-    found += real[:real_count]
+    found += real if real_count is None else real[:real_count]
     if names:
         found = [(n, p) for n, p in found if any(k in n for k in names)]
     return found
@@ -318,7 +324,8 @@ def motions(planner, mplib, count, rng):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--robots', nargs='*', help='names (substrings) to run')
-    parser.add_argument('--real', type=int, default=10, help='real files (default 10)')
+    parser.add_argument('--real', type=int, default=None,
+                        help='real files (default all)')
     parser.add_argument('--states', type=int, default=1000)
     parser.add_argument('--targets', type=int, default=2000)
     parser.add_argument('--pairs', type=int, default=200)
