@@ -390,6 +390,21 @@ def service_call(service: str, values: str = '', node: str = '/hrdf_ros_node') -
     return command + (f" '{values}'" if values else '')
 
 
+def state_yaml(values) -> str:
+    """A sensor_msgs/JointState of joints J1, J2, ... at ``values``, as ``ros2`` YAML."""
+    return '{name: [' + ', '.join(f'J{k + 1}' for k in range(len(values))) + \
+        '], position: [' + ', '.join(repr(float(v)) for v in values) + ']}'
+
+
+def pose_yaml(matrix) -> str:
+    """A geometry_msgs/Pose of a (4, 4) transform, as ``ros2`` YAML."""
+    from hrdf_ros.kinematics.rotations import rotation_to_quaternion
+    x, y, z = matrix[:3, 3]
+    qx, qy, qz, qw = rotation_to_quaternion(matrix[:3, :3])
+    return (f'{{position: {{x: {x!r}, y: {y!r}, z: {z!r}}}, orientation: {{x: {qx!r}, '
+            f'y: {qy!r}, z: {qz!r}, w: {qw!r}}}}}')
+
+
 def left(command: str) -> str:
     """The same command for the robot in namespace ``left``."""
     for name in ('/robot_description', '/joint_states', '/hrdf_ros_node/'):

@@ -59,6 +59,24 @@ def _clearance(planner, q) -> float:
     return min(r.min_distance for r in scene._geometry_data.distanceResults)
 
 
+def _solved_free(planner, mplib, hebi, states, max_iterations):
+    """How many of the targets hebi-py's end effector has at ``states`` collision-free IK
+    solves (zero seed, an iteration cap); every answer asserted free in mplib and on its
+    target by hebi-py's FK (2e-5 m, 4e-5 of the rotation)."""
+    solved = 0
+    for q in states:
+        target = hebi_fk(hebi, q)
+        result = planner.solve_ik(target, timeout=None, max_iterations=max_iterations)
+        if not result.success:
+            continue
+        solved += 1
+        assert not mplib.collides(result.positions)
+        reached = hebi_fk(hebi, result.positions)
+        assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 2e-5
+        assert np.abs(reached[:3, :3] - target[:3, :3]).max() <= 4e-5
+    return solved
+
+
 def _python_fcl_clearance(planner, q) -> float:
     """m, the smallest distance between the checked pairs of primitive shapes (boxes,
     cylinders, spheres) at q, by python-fcl (FCL's own GJK; a third opinion), the shapes
@@ -124,19 +142,12 @@ def test_collision_free_ik_is_free_in_mplib_and_reaches_the_pose(robots, name,
     rng = np.random.default_rng(5)
     states = [q for q in rng.uniform(-math.pi, math.pi, (400, model.dof_count))
               if not mplib.collides(q)][:150]
-    solved = plain_collides = 0
+    plain_collides = 0
     for q in states:
-        target = hebi_fk(hebi, q)
-        plain = planner.kinematics.solve_ik(target, timeout=None, max_iterations=2000)
+        plain = planner.kinematics.solve_ik(hebi_fk(hebi, q), timeout=None,
+                                            max_iterations=2000)
         plain_collides += plain.success and mplib.collides(plain.positions)
-        result = planner.solve_ik(target, timeout=None, max_iterations=500)
-        if not result.success:
-            continue
-        solved += 1
-        assert not mplib.collides(result.positions)
-        reached = hebi_fk(hebi, result.positions)
-        assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 2e-5
-        assert np.abs(reached[:3, :3] - target[:3, :3]).max() <= 4e-5
+    solved = _solved_free(planner, mplib, hebi, states, 500)
     print(f'{name}: {solved} of {len(states)} solved free; plain IK in collision '
           f'{plain_collides}')
     assert solved >= 0.99 * len(states)
@@ -158,16 +169,7 @@ def test_closed_fingers_agree_with_mplib_and_ik_avoids_them(tmp_path, hebi_impor
     differ = np.flatnonzero(ours != theirs)
     assert len(differ) <= 2 and all(_clearance(planner, states[k]) <= 1e-5 for k in differ)
     hebi = hebi_import[0](path)
-    targets = [hebi_fk(hebi, q) for q in states[~theirs][:60]]
-    solved = 0
-    for target in targets:
-        result = planner.solve_ik(target, timeout=None, max_iterations=500)
-        if result.success:
-            solved += 1
-            assert not mplib.collides(result.positions)
-            assert np.linalg.norm(hebi_fk(hebi, result.positions)[:3, 3] - target[:3, 3]) \
-                <= 2e-5
-    assert solved >= 0.98 * len(targets)
+    assert _solved_free(planner, mplib, hebi, states[~theirs][:60], 500) >= 0.98 * 60
 
 
 ARMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'arms')
@@ -195,17 +197,7 @@ def test_collision_free_ik_on_double_shoulder_arms_with_grippers(arm, closed, tm
     states = [q for q in rng.uniform(-math.pi, math.pi, (900, model.dof_count))
               if not mplib.collides(q)][:300]
     assert len(states) == 300
-    solved = 0
-    for q in states:
-        target = hebi_fk(hebi, q)
-        result = planner.solve_ik(target, timeout=None, max_iterations=300)
-        if not result.success:
-            continue
-        solved += 1
-        assert not mplib.collides(result.positions)
-        reached = hebi_fk(hebi, result.positions)
-        assert np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 2e-5
-        assert np.abs(reached[:3, :3] - target[:3, :3]).max() <= 4e-5
+    solved = _solved_free(planner, mplib, hebi, states, 300)
     assert solved >= 0.995 * len(states), solved
 
 

@@ -23,6 +23,7 @@ from hrdf_ros.kinematics.rotations import rotation_to_quaternion
 from conftest import KITS_DIR
 
 from cli_helpers import launched, require_ros2_cli, service_call, service_responses
+from cli_helpers import pose_yaml as _pose, state_yaml as _state
 from ros_helpers import calls_under_joint_states
 
 require_ros2_cli()
@@ -54,18 +55,6 @@ def node(ros2_daemon, workdir):
                'params_file:=motion.yaml')
     with launched(command, workdir) as running:
         yield running
-
-
-def _state(values):
-    return '{name: [' + ', '.join(f'J{k + 1}' for k in range(len(values))) + '], position: [' \
-        + ', '.join(repr(float(v)) for v in values) + ']}'
-
-
-def _pose(matrix):
-    x, y, z = matrix[:3, 3]
-    qx, qy, qz, qw = rotation_to_quaternion(matrix[:3, :3])
-    return (f'{{position: {{x: {x!r}, y: {y!r}, z: {z!r}}}, orientation: {{x: {qx!r}, '
-            f'y: {qy!r}, z: {qz!r}, w: {qw!r}}}}}')
 
 
 def _same_trajectory(message, plan):

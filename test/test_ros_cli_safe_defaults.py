@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from hrdf_ros import load
-from hrdf_ros.kinematics.rotations import rotation_to_quaternion
 from hrdf_ros.motion.joint_path import segment_free
 from hrdf_ros.motion.trajectory import playback
 
 from conftest import KITS_DIR
 from cli_helpers import launched, require_ros2_cli, service_call, service_responses
+from cli_helpers import pose_yaml as _pose, state_yaml as _state
 
 require_ros2_cli()
 pytest.importorskip('mplib', reason='mplib not installed (make test installs it)')
@@ -55,18 +55,6 @@ def node(ros2_daemon, workdir):
     with launched(f'ros2 launch hrdf_ros hrdf.launch.py hrdf_file:={KIT} '
                   'publish_frequency:=0.0', workdir) as running:
         yield running
-
-
-def _state(values):
-    return '{name: [' + ', '.join(f'J{k + 1}' for k in range(len(values))) + '], position: [' \
-        + ', '.join(repr(float(v)) for v in values) + ']}'
-
-
-def _pose(matrix):
-    x, y, z = matrix[:3, 3]
-    qx, qy, qz, qw = rotation_to_quaternion(matrix[:3, :3])
-    return (f'{{position: {{x: {x!r}, y: {y!r}, z: {z!r}}}, orientation: {{x: {qx!r}, '
-            f'y: {qy!r}, z: {qz!r}, w: {qw!r}}}}}')
 
 
 def _played(trajectory_message, start):
