@@ -18,7 +18,7 @@ with a gripper twice, its fingers open and closed, for the collision checks and 
 * **Joint motions**: ``--pairs`` pairs of random states mplib finds free (in
   [-2.5, 2.5]); ours (``plan``, 1 s) and mplib's (``plan_qpos``, 1 s). A plan counts when
   its trajectory, played at 1 kHz as joint_trajectory_controller plays it, is free in
-  mplib's check at every 4th sample (ours), or its samples joined by straight lines are
+  mplib's check at every sample (ours), or its samples joined by straight lines are
   free at every 5 mm of link motion (mplib's: its own TOPP-RA samples); mplib's "Success"
   is reported as claimed and as valid. The time to a valid plan (ours where ours is
   valid, mplib's where its is), on the pairs both plan validly, and ours where neither
@@ -113,7 +113,7 @@ def within(reached, target, orientation):
     return np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 2e-5 and angle <= 2e-5
 
 
-def free_in_mplib(mplib, states, stride=4):
+def free_in_mplib(mplib, states, stride=1):
     return not any(mplib.collides(q) for q in states[::stride])
 
 
@@ -234,7 +234,7 @@ def motions(planner, mplib, count, rng):
         if not mplib.collides(q[0]) and not mplib.collides(q[1]):
             pairs.append(q)
     warm_up(planner)
-    ours_ok = peer_claimed = peer_ok = lines = 0
+    ours_ok = ours_planned = peer_claimed = peer_ok = lines = 0
     ours_time = peer_time = 0.0
     both = []                              # (ours s, mplib s) where both are valid
     ours_valid_times, peer_valid_times, neither_times = [], [], []
@@ -249,12 +249,13 @@ def motions(planner, mplib, count, rng):
         ours_time += ours
         valid = False
         if plan.success:
+            ours_planned += 1
             trajectory = plan.trajectory
             _, played = playback(trajectory, 1000.0)
             columns = [planner.joint_names.index(j) for j in trajectory.joint_names]
             full = np.tile(start, (len(played), 1))
             full[:, columns] = played * planner._ratios[columns]
-            if free_in_mplib(mplib, full):
+            if free_in_mplib(mplib, full, stride=1):
                 ours_ok += 1
                 valid = True
                 ours_valid_times.append(ours)
@@ -304,7 +305,8 @@ def motions(planner, mplib, count, rng):
     ratio = corners[:, 0] / corners[:, 1] if len(corners) else np.full(1, np.nan)
     top = max(blocked, key=blocked.get) if blocked else '-'
     return {'corner ratios': ratio[np.isfinite(ratio)],
-            'plans': ours_ok, 'mplib claimed': peer_claimed, 'mplib valid': peer_ok,
+            'planned': ours_planned, 'plans': ours_ok, 'mplib claimed': peer_claimed,
+            'mplib valid': peer_ok,
             'plan s': ours_time / count, 'mplib s': peer_time / count,
             'to valid s': float(np.mean(ours_valid_times)) if ours_valid_times else math.nan,
             'mplib to valid s': float(np.mean(peer_valid_times)) if peer_valid_times
