@@ -54,7 +54,7 @@ class MotionPlan:
             segments were checked, or a Cartesian path's states), model order; the
             trajectory passes through its first and last state and follows it, or,
             where that was free of collision as played and faster, rounds its corners
-            (:attr:`MotionPlanner.blend_tolerance`); (0, 0) when not ``success``.
+            (``MotionPlanner.blend_tolerance``); (0, 0) when not ``success``.
     """
 
     success: bool
@@ -68,8 +68,8 @@ class MotionPlan:
 
 class MotionPlanner(PlannerSetup):
     """Plans collision-free, timed motions of a robot (module docstring); its robot,
-    scene and limits are :class:`~.planner_setup.PlannerSetup`'s (constructor
-    arguments, collision checks, grippers, objects)."""
+    scene and limits are those of ``PlannerSetup`` (``hrdf_ros.motion.planner_setup``:
+    the constructor's arguments, collision checks, grippers, objects)."""
 
     # -- IK ---------------------------------------------------------------------------
     def solve_ik(self, target, seed=None, *, avoid_collisions: bool = True, **options):
@@ -150,7 +150,7 @@ class MotionPlanner(PlannerSetup):
         when it is free, else a sampling-based plan, shortcut (``hrdf_ros.motion.joint_path``); timed
         to the scaled limits (``hrdf_ros.motion.timing``), its corners passed without
         stopping where that is free of collision as the controller plays it and faster
-        (``hrdf_ros.motion.corners``, within :attr:`blend_tolerance`; not counted in
+        (``hrdf_ros.motion.corners``, within ``blend_tolerance``; not counted in
         ``planning_time``, its work bounded by counts). A revolute joint without limits (URDF
         continuous) is an angle, as MoveIt plans continuous joints: it ends at the goal's
         angle, whole turns from the value given, turning the shorter way on a straight
