@@ -233,12 +233,14 @@ def test_the_checker_keeps_the_view_extra_in_view(tmp_path):
 
 def test_only_the_compiled_kernels_import_numba_and_only_when_chosen():
     """numba (the extra hrdf_ros[fast]) is imported by kinematics/compiled.py,
-    compiled_ik.py and motion/compiled_sieve.py alone, and those modules by nothing but
-    each other at module level (kinematics/backend.py, ik.py and motion/sieve.py load them
-    when the numba path is used); the CLI and the node import neither."""
+    compiled_ik.py, motion/compiled_sieve.py and motion/compiled_seeds.py alone, and those
+    modules by nothing but each other at module level (kinematics/backend.py, ik.py,
+    motion/sieve.py and motion/collision_free_ik.py load them when the numba path is
+    used); the CLI and the node import neither."""
     kernels = {os.path.join('kinematics', f'{name}.py'): name
                for name in ('compiled', 'compiled_ik')}
-    kernels[os.path.join('motion', 'compiled_sieve.py')] = 'compiled_sieve'
+    for name in ('compiled_sieve', 'compiled_seeds'):
+        kernels[os.path.join('motion', f'{name}.py')] = name
     for relative, path in MODULES:
         if relative not in kernels:
             assert [m for m, _ in _imports(relative, path)

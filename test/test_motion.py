@@ -241,6 +241,27 @@ def test_restarts_start_from_the_free_configurations_nearest_the_target(arm):
         arm.set_collision_objects([])
 
 
+def test_the_compiled_seed_search_finds_the_rows_numpy_finds():
+    """The numba kernel (the compiled path) and the numpy path pick the same nearest rows
+    in the same order, ties included (positions on a 0.1 m grid: many equal distances)."""
+    pytest.importorskip('numba')
+    from hrdf_ros.kinematics.rotations import rpy_to_rotation
+    from hrdf_ros.motion.collision_free_ik import SeedTable
+    rng = np.random.default_rng(9)
+    poses = np.tile(np.eye(4), (600, 1, 1))
+    poses[:, :3, :3] = [rpy_to_rotation(*a) for a in rng.uniform(-3, 3, (600, 3))]
+    poses[:, :3, 3] = np.round(rng.uniform(-1, 1, (600, 3)), 1)
+    numpy_path = SeedTable(np.zeros((600, 6)), poses)
+    compiled_path = SeedTable(np.zeros((600, 6)), poses, compiled=True)
+    for mode in range(3):
+        for k in range(100):
+            target = poses[rng.integers(600)].copy()
+            target[:3, 3] += np.round(rng.normal(0.0, 0.2, 3), 1)
+            rows = numpy_path.nearest(target, mode, 0.3, 32)
+            np.testing.assert_array_equal(rows, compiled_path.nearest(target, mode, 0.3, 32))
+    assert len(numpy_path.nearest(target, 0, 0.3, 1000)) == 600
+
+
 def test_a_gripper_is_checked_where_its_fingers_are():
     """Closed fingers are posed closed in every check (mplib agrees:
     test_consumers_motion.py); a wrong finger joint or value is refused."""

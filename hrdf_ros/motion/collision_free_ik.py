@@ -69,6 +69,15 @@ def restart_ranges(lower: np.ndarray, upper: np.ndarray, prismatic: np.ndarray):
     return low, high
 
 
+def _norms(d: np.ndarray) -> np.ndarray:
+    """(K,) Euclidean norms of the rows of d (K, m), the squares summed column by column
+    in order (as :mod:`.compiled_seeds` sums them: the same distances, the same ties)."""
+    total = d[:, 0] * d[:, 0]
+    for k in range(1, d.shape[1]):
+        total = total + d[:, k] * d[:, k]
+    return np.sqrt(total)
+
+
 class SeedTable:
     """Configurations free of collision and their end effector poses, for one end
     effector (module docstring, step 1).
@@ -79,29 +88,40 @@ class SeedTable:
         poses: (K, 4, 4) their end effector poses, reference frame, m.
     """
 
-    def __init__(self, states: np.ndarray, poses: np.ndarray):
+    def __init__(self, states: np.ndarray, poses: np.ndarray, compiled: bool = False):
+        """``compiled``: search with the numba kernel (:mod:`.compiled_seeds`)."""
         self.states, self.poses = states, poses
+        self._positions = np.ascontiguousarray(poses[:, :3, 3])
+        self._rotations = np.ascontiguousarray(poses[:, :3, :3].reshape(-1, 9))
+        self._axes = np.ascontiguousarray(poses[:, :3, 2])
+        self._kernel = None
+        if compiled:
+            from . import compiled_seeds  # noqa: PLC0415 - numba only on the compiled path
+            self._kernel = compiled_seeds.nearest
 
     def nearest(self, target: np.ndarray, mode: int, orientation_length: float,
                 count: int) -> np.ndarray:
         """(min(count, K),) rows of the ``count`` configurations nearest ``target``
         (4, 4), nearest first (ties: sequence order): position distance (m) plus
         ``orientation_length`` (m per rad) times the orientation's (the chord of the
-        rotation for :data:`~hrdf_ros.kinematics.ik_solver.FULL`, of the z axes for
-        TIP_AXIS, none for NONE)."""
-        distance = np.linalg.norm(self.poses[:, :3, 3] - target[:3, 3], axis=1)
+        rotation over sqrt 2 for :data:`~hrdf_ros.kinematics.ik_solver.FULL`, of the z
+        axes for TIP_AXIS, none for NONE)."""
+        if self._kernel is not None:
+            out = np.empty(max(min(count, len(self.states)), 0), dtype=np.int64)
+            if len(out):
+                target = np.ascontiguousarray(target, dtype=float)
+                self._kernel(self._positions, self._rotations, self._axes, target[:3, 3],
+                             target[:3, :3].reshape(9), target[:3, 2],
+                             0 if mode == FULL else 2 if mode == NONE else 1,
+                             float(orientation_length), len(out), out)
+            return out
+        distance = _norms(self._positions - target[:3, 3])
         if mode == FULL:
-            distance += orientation_length / math.sqrt(2.0) * np.linalg.norm(
-                self.poses[:, :3, :3] - target[:3, :3], axis=(1, 2))
+            distance += orientation_length / math.sqrt(2.0) * _norms(
+                self._rotations - target[:3, :3].reshape(9))
         elif mode != NONE:
-            distance += orientation_length * np.linalg.norm(
-                self.poses[:, :3, 2] - target[:3, 2], axis=1)
-        count = min(count, len(distance))
-        if count < len(distance):
-            rows = np.argpartition(distance, count - 1)[:count]
-        else:
-            rows = np.arange(len(distance))
-        return rows[np.lexsort((rows, distance[rows]))]
+            distance += orientation_length * _norms(self._axes - target[:3, 2])
+        return np.argsort(distance, kind='stable')[:max(count, 0)]
 
 
 class CollisionFreeIk:
@@ -148,7 +168,8 @@ class CollisionFreeIk:
             states = self._halton(index, np.zeros(self._kinematics.dof_count), 1, TABLE_SIZE)
             states = np.ascontiguousarray(states[self._scene.free(states)])
             poses = self._kinematics.end_effector(states, index).reshape(-1, 4, 4)
-            held = self._tables[index] = (version, SeedTable(states, poses))
+            held = self._tables[index] = (version, SeedTable(
+                states, poses, self._kinematics.path == 'numba'))
         return held[1]
 
     def _problem(self, options: dict, timeout: Optional[float]):
