@@ -90,12 +90,14 @@ class Sieve:
                          np.array([s[1] for s in sources if s[0] == kind], dtype=int))
                         for kind in kinds]
         self._base = np.array([k for k, s in enumerate(sources) if s[0] == 'base'], dtype=int)
-        #: the links are exactly the frames of one type, in order (no base, no offset):
-        #: their poses are that type's frames as the kinematics give them
-        self._direct = len(self._gather) == 1 and not len(self._base) and all(
-            s[2] is None for s in sources) and np.array_equal(
-            self._gather[0][1], np.arange(len(sources))) and np.array_equal(
-            self._gather[0][2], np.arange(kinematics.model.frame_count(self._gather[0][0])))
+        #: the links are frames of one type (no base, no offset): (the type, the rows of
+        #: its frames, or None when they are all of them in order)
+        self._single = None
+        if len(self._gather) == 1 and not len(self._base) and \
+                all(s[2] is None for s in sources):
+            kind, slots, index = self._gather[0]
+            every = np.array_equal(index, np.arange(kinematics.model.frame_count(kind)))
+            self._single = (kind, None if every else index[np.argsort(slots)])
         offset = [k for k, s in enumerate(sources) if s[2] is not None]
         self._offset_slots = np.array(offset, dtype=int)
         self._offsets = np.array([sources[k][2] for k in offset]).reshape(-1, 4, 4)
@@ -131,8 +133,9 @@ class Sieve:
     def link_poses(self, positions: np.ndarray) -> np.ndarray:
         """(N, L, 4, 4) the links' poses (root link frame, m) for (N, dof) states."""
         positions = np.asarray(positions, dtype=float).reshape(-1, self._dof)
-        if self._direct:
-            return self._kinematics.frames(self._gather[0][0], positions)
+        if self._single is not None:
+            frames = self._kinematics.frames(self._single[0], positions)
+            return frames if self._single[1] is None else frames[:, self._single[1]]
         out = np.empty((len(positions), len(self._sources), 4, 4))
         if len(self._base):
             out[:, self._base] = np.eye(4)
