@@ -42,6 +42,9 @@ from .trajectory import JointTrajectory
 #: Grid intervals of TOPP-RA per straight part and per arc of the path.
 LINE_INTERVALS = 40
 ARC_INTERVALS = 24
+#: The shortest time between two points, s: knots of the averaged profile closer than
+#: this merge.
+KNOT_GAP = 1e-5
 
 
 def _grid(path: BlendPath, s0: float, s1: float) -> np.ndarray:
@@ -144,10 +147,16 @@ def _stretch(path: BlendPath, profile, width: float):
     smooth = _Smoothed(times, grid, sd, sdd, width)
     # knots: where the window's ends cross a grid time; s'' changes only where the
     # constant s'' of the interval entering or leaving the window differs
-    change = np.concatenate([[True], np.abs(np.diff(sdd)) > 1e-12 * np.abs(sdd).max(initial=1.0),
-                             [True]])
-    edges = times[change]
+    steps = np.abs(np.diff(sdd)) > 1e-12 * np.abs(sdd).max(initial=1.0)
+    edges = times[np.concatenate([[True], steps, [True]])]
     knots = np.unique(np.concatenate([edges, edges + width]))
+    # knots closer than KNOT_GAP merge (the later one goes): a segment of a rounding
+    # error's length loses the quintic's precision, and the cubic differs by nothing
+    keep = np.concatenate([[True], np.diff(knots) >= KNOT_GAP])
+    keep[-1] = True
+    if len(knots) > 1 and knots[-1] - knots[keep][-2] < KNOT_GAP:
+        keep[np.flatnonzero(keep)[-2]] = False
+    knots = knots[keep]
     s, s1, s2 = smooth(knots), smooth(knots, 1), smooth(knots, 2)
     s1[[0, -1]] = 0.0
     s2[[0, -1]] = 0.0
