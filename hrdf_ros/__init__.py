@@ -17,6 +17,7 @@ Everything below needs only numpy, defusedxml and PyYAML. Typical use::
     kin = hrdf_ros.Kinematics(model)
     pose = kin.end_effector([0.0] * model.dof_count)   # (4, 4), base frame, m
     urdf = hrdf_ros.to_urdf(model, robot_name='arm')
+    text = hrdf_ros.to_hrdf(model)                     # the same robot as HRDF 1.6.0
     report = hrdf_ros.validate_file('arm.hrdf')        # never raises for bad content
 
 The public names are imported on first use (PEP 562), so that ``import hrdf_ros`` (and
@@ -28,6 +29,7 @@ import importlib
 #: public name -> the module defining it
 _PUBLIC = {
     'to_urdf': '.export.urdf', 'to_xacro': '.export.urdf', 'to_mjcf': '.export.mjcf',
+    'to_hrdf': '.hrdf.writer',
     'Diagnostic': '.hrdf.diagnostics', 'HrdfError': '.hrdf.diagnostics',
     'load': '.hrdf.reader', 'loads': '.hrdf.reader',
     'ValidationReport': '.hrdf.validation', 'validate_file': '.hrdf.validation',

@@ -40,8 +40,8 @@ MAX_CLASS_LINES = 250
 
 PUBLIC_API = {'Diagnostic', 'Element', 'FRAME_TYPES', 'HrdfError', 'Kinematics',
               'MassProperties', 'MotionPlanner', 'ReachMap', 'RobotModel', 'ValidationReport',
-              'load', 'loads', 'reach_map', 'to_mjcf', 'to_urdf', 'to_xacro', 'validate_file',
-              'validate_text'}
+              'load', 'loads', 'reach_map', 'to_hrdf', 'to_mjcf', 'to_urdf', 'to_xacro',
+              'validate_file', 'validate_text'}
 
 
 def _modules():
