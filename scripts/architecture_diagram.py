@@ -25,8 +25,8 @@ from doc_picture import picture_main  # noqa: E402  (scripts/doc_picture.py)
 LAYERS = [
     ('model', 'model.py ...', 'RobotModel, Element: the resolved robot\nas plain data; '
      'the cache folder; reproducible arithmetic,\nnumbers as written'),
-    ('hrdf', 'hrdf/', 'HRDF file in, RobotModel out: grammar,\nincludes, versions, '
-     'diagnostics, leniency'),
+    ('hrdf', 'hrdf/', 'HRDF file in, RobotModel out (and back):\ngrammar, includes, '
+     'versions, diagnostics'),
     ('kinematics', 'kinematics/', 'frames, Jacobians, masses, gravity\ntorques: one '
      'configuration or batches'),
     ('parts', 'parts/', "HEBI's part catalogue as drawn: meshes,\ncolours, fitted "
@@ -39,6 +39,7 @@ LAYERS = [
      'payload it holds there'),
     ('export', 'export/', 'the writers: URDF, xacro, SDFormat, MJCF,\nros2_control, '
      'MoveIt package'),
+    ('design', 'design/', 'from a job (targets, payload) to the\nlightest HEBI arm: the task'),
     ('view', 'view/', 'the robot in the browser: sliders,\nframes, live reload'),
     ('ros', 'ros/', 'hrdf_ros_node (robot_description, TF,\nservices), hrdf_ros_web_view'),
     ('top', 'cli/ demo.py ...', 'the hrdf command line, the demo,\nthe console programs'),
@@ -84,7 +85,7 @@ def outside_imports() -> dict:
 
 #: One fill per layer, lowest first.
 COLOURS = ['#f1efe9', '#fde4e1', '#fbd3cd', '#f6e3c8', '#efe9d2', '#f3e6d8', '#e6f0e8', '#e9e4f3',
-           '#dbe8f4', '#e3efdf', '#e8eef0']
+           '#f0e4ee', '#dbe8f4', '#e3efdf', '#e8eef0']
 
 
 def draw():

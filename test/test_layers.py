@@ -22,7 +22,7 @@ from conftest import BUNDLED_ARM as BUNDLED, REPO
 
 PACKAGE = os.path.join(REPO, 'hrdf_ros')
 LAYERS = ['model', 'hrdf', 'kinematics', 'parts', 'description', 'motion', 'reach', 'export',
-          'view', 'ros', 'top']
+          'design', 'view', 'ros', 'top']
 #: Top-level modules/packages that need ROS 2 (rclpy or generated interfaces).
 ROS_MODULES = {'rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'geometry_msgs',
                'tf2_msgs', 'builtin_interfaces', 'hrdf_ros_interfaces', 'launch',
@@ -57,7 +57,7 @@ def _layer(relative: str) -> str:
     if first in ('model.py', 'cache_dir.py', 'reproducible.py', 'numbers.py'):
         return 'model'
     if first in ('hrdf', 'kinematics', 'parts', 'description', 'motion', 'reach', 'export',
-                 'view', 'ros'):
+                 'design', 'view', 'ros'):
         return first
     return 'top'
 
