@@ -159,6 +159,20 @@ def test_reasons_are_reproducible_and_sampling_can_be_off():
     assert set(only_adjacent.disabled.values()) == {'Adjacent'}
 
 
+def test_without_never_pairs_the_rest_is_the_same_and_home_can_be_zero():
+    """``never=False``: the same Adjacent, Default and Always pairs, no Never pair (more
+    pairs checked); ``home=False``: the home state is the zero state."""
+    from hrdf_ros.description.robot import describe
+    from hrdf_ros.description.semantics import semantics
+    description = describe(load(ROBOTS[0]), 'arm')
+    full = semantics(description, samples=500, seed=1)
+    strict = semantics(description, samples=500, seed=1, never=False, home=False)
+    assert 'Never' in full.disabled.values() and 'Never' not in strict.disabled.values()
+    assert strict.disabled == {p: r for p, r in full.disabled.items() if r != 'Never'}
+    assert strict.states['home'] == strict.states['zero'] == full.states['zero']
+    assert full.states['home'] != full.states['zero']
+
+
 def test_default_on_a_hand_made_urdf():
     """A big sphere on the last link overlaps links beyond its neighbour at the default
     state: those pairs are Default (checked before sampling), the rest is sampled."""

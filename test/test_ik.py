@@ -102,7 +102,8 @@ def test_the_objective_follows_the_degrees_of_freedom_that_move_the_end_effector
     # a 3-DoF leg is asked for its position only: a target with any orientation is reached
     q, targets = random_targets(hexapod, 20, seed=4, index=2)
     targets[:, :3, :3] = np.eye(3)
-    result = hexapod.solve_ik(targets, index=2)
+    # an iteration cap, not the 5 ms timeout: a loaded machine left two of twenty short
+    result = hexapod.solve_ik(targets, index=2, timeout=None, max_iterations=3000)
     assert result.success.all() and (result.orientation_error == 0.0).all()
     position, _ = errors(hexapod.end_effector(result.positions, 2), targets, 'none')
     assert position.max() <= 1e-5

@@ -214,6 +214,26 @@ def test_collision_free_ik_batches_and_its_option(arm):
     np.testing.assert_array_equal(again.positions, batch.positions)      # deterministic
 
 
+def test_max_attempts_bounds_the_starts_without_a_timeout(arm):
+    """``max_attempts`` (timeout None): the seed's solve alone when 1, at most that many
+    starts of ``max_iterations`` steps otherwise; anything but an integer >= 1 refused.
+    And the Halton points of the restarts, vectorised, are ``halton``'s bits."""
+    from hrdf_ros.kinematics.ik_solver import halton, halton_points, primes
+    far = np.eye(4)
+    far[:3, 3] = (3.0, 0.0, 0.0)                               # out of reach
+    one = arm.solve_ik(far, timeout=None, max_iterations=50, max_attempts=1)
+    assert not one.success and one.iterations == 50
+    few = arm.solve_ik(far, timeout=None, max_iterations=50, max_attempts=5)
+    assert not few.success and 50 < few.iterations <= 5 * 50
+    for bad in (0, 2.0, None):
+        with pytest.raises(ValueError, match='max_attempts'):
+            arm.solve_ik(far, timeout=None, max_attempts=bad)
+    bases = primes(7)
+    points = halton_points(3, 500, bases)
+    assert points.tobytes() == np.array([[halton(k, b) for b in bases]
+                                         for k in range(3, 503)]).tobytes()
+
+
 def test_restarts_start_from_the_free_configurations_nearest_the_target(arm):
     """The seed table holds only free configurations, the nearest first by the pose's
     distance, and is built again when the objects change (its scene's version)."""

@@ -304,7 +304,7 @@ class CollisionChecker:
 
 def collision_matrix(urdf: LinkTree, shapes: CollisionShapes, poser: LinkPoser,
                      samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
-                     margin: float = NEVER_MARGIN) -> Dict[Pair, str]:
+                     margin: float = NEVER_MARGIN, never: bool = True) -> Dict[Pair, str]:
     """Disabled collision pairs and their reasons (see the module docstring).
 
     Args:
@@ -316,6 +316,8 @@ def collision_matrix(urdf: LinkTree, shapes: CollisionShapes, poser: LinkPoser,
         seed: seed of ``numpy.random.default_rng``.
         margin: ``Never`` needs the pair to stay this far apart, m (0: Setup
             Assistant's plain "never in collision").
+        never: False skips the ``Never`` test (those pairs stay checked: a stricter
+            matrix, for many robots checked once each, as ``hrdf design`` does).
 
     Returns:
         ``{(link1, link2): 'Adjacent' | 'Default' | 'Always' | 'Never'}``, pairs ordered
@@ -350,7 +352,7 @@ def collision_matrix(urdf: LinkTree, shapes: CollisionShapes, poser: LinkPoser,
             break
         reasons.update((p, 'Always') for p in always)
         open_pairs = [p for p in open_pairs if p not in reasons]
-    unseen = [p for p in open_pairs if p not in seen]
+    unseen = [p for p in open_pairs if p not in seen] if never else []
     if unseen:
         values = poser.random_values(rng, samples)
         near = CollisionChecker(shapes, poser, margin) if margin else checker

@@ -84,11 +84,13 @@ _REMEMBERED: 'OrderedDict[str, Semantics]' = OrderedDict()
 
 
 def _fingerprint(urdf: LinkTree, description: RobotDescription, poser: LinkPoser,
-                 geometry, samples: int, seed: int) -> str:
+                 geometry, samples: int, seed: int, never: bool = True,
+                 home: bool = True) -> str:
     """SHA-256 of everything :func:`semantics` computes from (module docstring)."""
     digest = hashlib.sha256()
     tree = description.tree
-    digest.update(repr((urdf, tree.end_effector_links, tree.grippers, samples, seed)).encode())
+    digest.update(repr((urdf, tree.end_effector_links, tree.grippers, samples, seed,
+                        never, home)).encode())
     digest.update(poser.fingerprint())
     for link, shapes in geometry:
         for shape in shapes:
@@ -98,13 +100,16 @@ def _fingerprint(urdf: LinkTree, description: RobotDescription, poser: LinkPoser
 
 
 def semantics(description: RobotDescription, samples: int = DEFAULT_SAMPLES,
-              seed: int = DEFAULT_SEED) -> Semantics:
+              seed: int = DEFAULT_SEED, never: bool = True, home: bool = True
+              ) -> Semantics:
     """Groups, collision matrix and named states of a robot (the SRDF's content).
 
     Args:
         description: the robot (its links, limits and collision shapes).
         samples, seed: random states of the collision matrix (:mod:`.collision_matrix`);
             0: only ``Adjacent`` pairs, no python-fcl, ``home`` not collision checked.
+        never: False: no ``Never`` pairs (:func:`.collision_matrix.collision_matrix`).
+        home: False: ``home`` is ``zero`` (no search for a well-conditioned free state).
 
     Raises:
         ImportError: python-fcl missing while ``samples`` > 0.
@@ -116,7 +121,7 @@ def semantics(description: RobotDescription, samples: int = DEFAULT_SAMPLES,
     urdf = description.link_tree()
     poser = LinkPoser(model, tree, urdf)
     geometry = description.collision_geometry() if samples else []
-    key = _fingerprint(urdf, description, poser, geometry, samples, seed)
+    key = _fingerprint(urdf, description, poser, geometry, samples, seed, never, home)
     if key in _REMEMBERED:
         _REMEMBERED.move_to_end(key)
         return _REMEMBERED[key]
@@ -130,22 +135,22 @@ def semantics(description: RobotDescription, samples: int = DEFAULT_SAMPLES,
     else:   # Adjacent pairs only: which links have geometry is all that counts
         shapes = CollisionShapes([n for n in urdf.links if n in urdf.collision_links], [])
         checker = None
-    disabled = collision_matrix(urdf, shapes, poser, samples, seed)
+    disabled = collision_matrix(urdf, shapes, poser, samples, seed, never=never)
     notes = [f'{link}: collision pairs not sampled ({why})'
              for link, why in sorted(shapes.opaque.items())]
     result = Semantics(urdf, poser, groups, grippers, shapes, disabled, {}, notes)
     checked = result.checked_pairs
     homes: Dict[str, Dict[str, float]] = {}
     chosen: Dict[str, float] = {}
-    for group in groups:       # each group's home beside the homes chosen before
+    for group in groups if home else ():  # each group's home beside those chosen before
         homes[group.name] = home_state(group, poser, checker, checked, seed=seed + 7,
                                        others=chosen)
         chosen.update(homes[group.name])
-    result.states = {'zero': {g.name: zero_state(g, poser) for g in groups},
-                     'home': homes}
+    zeros = {g.name: zero_state(g, poser) for g in groups}
+    result.states = {'zero': zeros, 'home': homes if home else dict(zeros)}
     if checker is not None:
-        home = result.home()
-        lowest = checker.lowest(np.array([home[j] for j in poser.joints]), moving_only=True)
+        values = result.home()
+        lowest = checker.lowest(np.array([values[j] for j in poser.joints]), moving_only=True)
         result.floor = min(0.0, float(lowest[0]) - CLEARANCE)
     _REMEMBERED[key] = result
     while len(_REMEMBERED) > REMEMBERED:

@@ -189,6 +189,21 @@ def halton(index, base):
     return point
 
 
+def halton_points(first: int, count: int, bases) -> np.ndarray:
+    """(count, len(bases)) the Halton points ``first`` .. ``first + count - 1`` (>= 1),
+    one column per base: :func:`halton`'s arithmetic on arrays, the same bits."""
+    out = np.zeros((count, len(bases)))
+    for column, base in enumerate(bases):
+        index = np.arange(first, first + count, dtype=np.int64)
+        fraction, point = np.ones(count), np.zeros(count)
+        while (index > 0).any():
+            fraction = np.where(index > 0, fraction / base, fraction)
+            point = np.where(index > 0, point + fraction * (index % base), point)
+            index //= base
+        out[:, column] = point
+    return out
+
+
 def primes(count: int) -> np.ndarray:
     """(count,) int64, the first ``count`` primes (the Halton bases of a chain's joints)."""
     found = []

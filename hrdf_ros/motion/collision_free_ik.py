@@ -44,7 +44,7 @@ import numpy as np
 from ..kinematics import Kinematics
 from ..kinematics.ik import IkResult, with_timeout
 from ..kinematics.ik_request import check_seeds, check_targets, positive
-from ..kinematics.ik_solver import FULL, NONE, halton, primes
+from ..kinematics.ik_solver import FULL, NONE, halton_points, primes
 from .scene import PlanningScene
 
 #: Starts of one target when there is no timeout.
@@ -152,8 +152,7 @@ class CollisionFreeIk:
         """(size, dof) the Halton starts ``first`` .. ``first + size - 1``: ``start`` with
         the chain's joints at those points of their ranges."""
         chain, bases = self._chain(index)
-        unit = np.array([[halton(k, base) for base in bases]
-                         for k in range(first, first + size)]).reshape(size, len(chain))
+        unit = halton_points(first, size, bases)
         seeds = np.repeat(start[None], size, axis=0)
         low, high = self._low[chain], self._high[chain]
         seeds[:, chain] = low + (high - low) * unit
@@ -211,13 +210,16 @@ class CollisionFreeIk:
             seed: (dof,) finite first start, or None (zeros).
             options: :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`'s keyword arguments
                 but ``joint_limits`` (``timeout``: s for the whole search, default
-                0.005; None: :data:`MAX_ATTEMPTS` starts).
+                0.005; None: ``max_attempts`` starts, default :data:`MAX_ATTEMPTS`).
 
         Raises:
             ValueError, IndexError: a wrong option, as ``solve_ik``.
         """
         options = dict(options)
         timeout = options.pop('timeout', 0.005)
+        max_attempts = options.pop('max_attempts', MAX_ATTEMPTS)
+        if not (isinstance(max_attempts, int) and max_attempts >= 1):
+            raise ValueError(f'max_attempts must be an integer >= 1, got {max_attempts!r}')
         threads = options.pop('threads', 1)
         index = options.get('index', 0)
         kinematics, scene = self._kinematics, self._scene
@@ -243,7 +245,7 @@ class CollisionFreeIk:
                 result.positions[0], float(result.orientation_error[0]))
         # no joint moves the end effector (on the body of a legged robot): no restart can
         # give another answer
-        if not len(self._chain(index)[0]):
+        if not len(self._chain(index)[0]) or (deadline is None and max_attempts == 1):
             return IkResult(best[2], False, -best[1], best[3], iterations, restarts)
         began = time.perf_counter()
         table = self.table(index)
@@ -254,9 +256,11 @@ class CollisionFreeIk:
         chain = self._chain(index)[0]
         attempt, taken, block, sequence = 1, 0, 0, TABLE_SIZE + 1
         while deadline is None or time.perf_counter() < deadline:
-            if attempt >= MAX_ATTEMPTS and deadline is None:
+            if attempt >= max_attempts and deadline is None:
                 break
             size = BLOCKS[min(block, len(BLOCKS) - 1)]
+            if deadline is None:
+                size = min(size, max_attempts - attempt)
             block += 1
             if taken < len(near):
                 seeds = np.repeat(start[None], min(size, len(near) - taken), axis=0)

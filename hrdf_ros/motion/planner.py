@@ -82,7 +82,8 @@ class MotionPlanner(PlannerSetup):
             seed: (dof,) or (N, dof), or None (zeros).
             options: :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`'s (``index``,
                 ``orientation``, tolerances, ``timeout`` (per target), ...); its
-                ``joint_limits`` default to this planner's.
+                ``joint_limits`` default to this planner's; ``max_attempts``: starts
+                per target when ``timeout`` is None (collision-free IK only).
 
         Returns:
             :class:`~hrdf_ros.kinematics.ik.IkResult` (batched as ``target`` is).
@@ -97,6 +98,7 @@ class MotionPlanner(PlannerSetup):
             solver = collision_free_ik.CollisionFreeIk(self.kinematics, self.scene, limits,
                                                        self._prismatic)
         if not avoid_collisions:
+            options.pop('max_attempts', None)
             return self.kinematics.solve_ik(
                 target, seed, joint_limits=self.position_limits if limits is None else limits,
                 **options)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..description.planning_limits import joint_limits as planning_limits
 from ..description.robot import describe
-from ..description.semantics import semantics
+from ..description.semantics import semantics as robot_semantics
 from ..kinematics import Kinematics
 from ..model import RobotModel
 from . import collision_free_ik
@@ -32,7 +32,7 @@ class PlannerSetup:
     def __init__(self, model: RobotModel, collision_objects: Sequence = (),
                  joint_limits=None, *, description=None, kinematics: Optional[str] = None,
                  gripper_positions: Optional[Mapping[str, float]] = None,
-                 blend_tolerance: float = math.inf):
+                 blend_tolerance: float = math.inf, semantics=None):
         """Build the planning scene (the robot's collision geometry and the SRDF's
         disabled pairs: computed once per robot and process, a fraction of a second).
 
@@ -55,6 +55,9 @@ class PlannerSetup:
                 ``hrdf_ros.motion.corners``), >= 0; inf (the default): as far as the
                 path's segments allow, every rounding checked as played; 0: stop at
                 every corner.
+            semantics: the SRDF's content (groups, disabled collision pairs:
+                ``hrdf_ros.description.semantics.Semantics`` of ``description``) when
+                not the default ``semantics(description)``.
 
         Raises:
             ImportError: the motion extra is missing (one message naming it).
@@ -65,7 +68,7 @@ class PlannerSetup:
         self.blend_tolerance = float(blend_tolerance)
         self.model, self.kinematics = model, Kinematics(model, kinematics)
         self.description = description or describe(model, 'robot')
-        self.semantics = semantics(self.description)
+        self.semantics = semantics or robot_semantics(self.description)
         self.scene = PlanningScene(self.description, self.semantics,
                                    collision_objects_list(collision_objects), self.kinematics)
         if gripper_positions:
