@@ -286,8 +286,14 @@ def motions(planner, mplib, count, rng):
             peer_claimed += 1
             # its samples (every time step) joined as straight lines, checked every 5 mm
             samples = np.asarray(result['position'])
-            full = np.zeros((len(samples), planner.model.dof_count))
-            for k, column in mplib.places:
+            full = np.repeat(start[None], len(samples), axis=0)
+            if samples.shape[1] == len(mplib.joints):
+                places = mplib.places
+            else:       # the move group's joints only (a robot with others: Rosie)
+                names = planner.model.joint_names()
+                group = [mplib.joints[j] for j in mplib.planner.move_group_joint_indices]
+                places = [(k, names.index(j)) for k, j in enumerate(group) if j in names]
+            for k, column in places:
                 full[:, column] = samples[:, k]
             dense = [interpolate(a, b, interpolation_counts(a[None], b[None], arms)[0])
                      for a, b in zip(full[:-1], full[1:])]
