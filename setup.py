@@ -44,6 +44,9 @@ setup(
                     # time parameterization (TOPP-RA); imported on use
                     'motion': ['pin>=2.7', 'ompl>=2.0.1', 'toppra>=0.6.10'],
                     'plot': ['matplotlib'],
+                    # hrdf design: the optimiser (Optuna's TPE) and the cluster engine
+                    # (Dask's distributed); imported on use
+                    'design': ['optuna>=4', 'distributed>=2024.1'],
                     'view': ['viser>=1.1.1', 'yourdfpy>=0.0.56', 'trimesh>=4'],
                     'meshes': ['trimesh[easy]']},
     zip_safe=True,

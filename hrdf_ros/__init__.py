@@ -36,7 +36,7 @@ _PUBLIC = {
     'validate_text': '.hrdf.validation',
     'FRAME_TYPES': '.kinematics', 'Kinematics': '.kinematics',
     'MassProperties': '.kinematics', 'MotionPlanner': '.motion',
-    'reach_map': '.reach', 'ReachMap': '.reach',
+    'reach_map': '.reach', 'ReachMap': '.reach', 'design_arm': '.design',
     'Element': '.model', 'RobotModel': '.model',
 }
 

@@ -41,7 +41,8 @@ STAMPS="$VENV/.hrdf-stamps"
 BUILD_ROOT="$ROOT/build/interfaces"
 CMAKE_FIX="$SCRIPTS/cmake_drop_missing_includes.cmake"
 REQ_FILES=("$SCRIPTS/requirements-ros.txt" "$SCRIPTS/requirements-dev.txt" "$SCRIPTS/constraints.txt"
-           "$SCRIPTS/requirements-motion.txt" "$SCRIPTS/constraints-motion.txt")
+           "$SCRIPTS/requirements-motion.txt" "$SCRIPTS/constraints-motion.txt"
+           "$SCRIPTS/requirements-design.txt" "$SCRIPTS/constraints-design.txt")
 JOBS="$(nproc 2>/dev/null || echo 2)"
 
 T_START=$EPOCHREALTIME
@@ -132,10 +133,10 @@ else
             || log "uv could not be installed; pip installs the requirements (slower)"
     fi
     log "install -r requirements-ros.txt -r requirements-dev.txt -r requirements-motion.txt" \
-        "(scripts/venv_install.sh)"
+        "-r requirements-design.txt (scripts/venv_install.sh)"
     "$SCRIPTS/venv_install.sh" \
         -r "$SCRIPTS/requirements-ros.txt" -r "$SCRIPTS/requirements-dev.txt" \
-        -r "$SCRIPTS/requirements-motion.txt"
+        -r "$SCRIPTS/requirements-motion.txt" -r "$SCRIPTS/requirements-design.txt"
     echo "$req_hash" > "$req_stamp"
 fi
 step_done "python packages ready"

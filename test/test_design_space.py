@@ -12,7 +12,8 @@ import pytest
 
 from hrdf_ros import HrdfError, Kinematics, load, loads
 from hrdf_ros.design import Connector, Design, design_of
-from hrdf_ros.design.space import TWISTS
+from hrdf_ros.design.kits import KITS as KIT_DESIGNS, WITH_GRIPPER, kit_designs
+from hrdf_ros.design.space import FAMILIES, TWISTS, parse_design
 
 import hebi_oracle
 from conftest import KITS
@@ -121,3 +122,31 @@ def test_robots_outside_the_space_are_refused(text, says):
 def test_double_shoulder_kits_are_outside_the_space(path):
     with pytest.raises(ValueError, match='element 3 is a rigid-body'):
         design_of(load(path))
+
+
+def test_the_kit_table_is_every_single_shoulder_kit_file():
+    files = {_name(path): design_of(load(path)) for path in DESIGNS}
+    table = dict(kit_designs(False) + kit_designs(True))
+    assert {n for n in files if not n.endswith('G')} == set(KIT_DESIGNS)
+    assert {n for n in files if n.endswith('G')} == {n + 'G' for n in WITH_GRIPPER}
+    for name, design in files.items():
+        assert table[name] == design, name
+    assert kit_designs(True)[1][0] == 'A-2085-03 + X5Parallel'
+
+
+@pytest.mark.parametrize('name', sorted(KIT_DESIGNS))
+def test_a_design_line_reads_back(name):
+    design = KIT_DESIGNS[name]
+    assert parse_design(design.text()) == design
+    assert design.family.name == {'X': 'X', 'R': 'R', 'T': 'T'}[design.actuators[0][0]]
+
+
+def test_families_hold_the_catalogues_actuators_lightest_first():
+    assert FAMILIES['X'].actuators == ('X5-1', 'X5-4', 'X5-9', 'X8-3', 'X8-9', 'X8-16')
+    assert FAMILIES['R'].actuators == ('R8-3', 'R8-9', 'R8-16')
+    assert FAMILIES['T'].brackets == FAMILIES['R'].brackets and len(FAMILIES['T'].brackets) == 6
+    for word in ('X5-4 X5:0.3 X5-1', 'X5-4 X5:a:pi X5-1'):
+        with pytest.raises(ValueError, match='series:extension:twist'):
+            parse_design(word)
+    with pytest.raises(ValueError, match='4 words'):
+        parse_design('X5-4 X5LightRight X5-1 X5LightRight')

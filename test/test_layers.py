@@ -38,7 +38,7 @@ VIEW_USERS = {os.path.join('cli', 'view.py'), os.path.join('ros', 'web_view.py')
 MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 250
 
-PUBLIC_API = {'Diagnostic', 'Element', 'FRAME_TYPES', 'HrdfError', 'Kinematics',
+PUBLIC_API = {'Diagnostic', 'Element', 'FRAME_TYPES', 'HrdfError', 'Kinematics', 'design_arm',
               'MassProperties', 'MotionPlanner', 'ReachMap', 'RobotModel', 'ValidationReport',
               'load', 'loads', 'reach_map', 'to_hrdf', 'to_mjcf', 'to_urdf', 'to_xacro',
               'validate_file', 'validate_text'}

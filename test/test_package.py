@@ -185,7 +185,8 @@ CORE_IMPORTS = {'numpy': ('numpy', 'python3-numpy'),
                 'fcl': ('python-fcl', None)}
 #: The extras hrdf_ros[fast] (compiled kernels, imported only when chosen) and
 #: hrdf_ros[plot] (`hrdf plan --plot`, imported only then), by import name: extra's name.
-EXTRA_IMPORTS = {'numba': 'fast', 'llvmlite': 'fast', 'matplotlib': 'plot'}
+EXTRA_IMPORTS = {'numba': 'fast', 'llvmlite': 'fast', 'matplotlib': 'plot',
+                 'optuna': 'design', 'distributed': 'design'}
 CORE_FOLDERS = ('model.py', 'cache_dir.py', 'hrdf', 'kinematics', 'parts', 'description',
                 'export', 'cli')
 

@@ -11,7 +11,7 @@ end effector:
 * a connector: a bracket of the catalogue (``X5HeavyRightOutside``, ``R8LightRight``, ...)
   or a tube ``<link>`` of the actuators' series (``X5`` or ``R8``; both ends
   ``RightAngle``) with an ``extension`` (m) and a ``twist`` (rad; the search tries the
-  multiples of pi/2 in :data:`TWISTS`, a kit keeps the value its file has);
+  multiples of pi/2 in ``TWISTS``, a kit keeps the value its file has);
 * an end effector: ``Custom`` (none, massless), or the series' parallel gripper
   (``X5Parallel``, ``R8Parallel``).
 
@@ -28,6 +28,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from ..hrdf.catalogue import ACTUATORS, BRACKETS
 from ..hrdf.grammar import HEBI_PI
 from ..model import RobotModel
 
@@ -40,6 +41,64 @@ TWISTS = tuple(TWIST_TEXT)
 MIN_EXTENSION, MAX_EXTENSION = 0.05, 1.0
 #: The version designs are written in.
 VERSION = '1.6.0'
+
+
+@dataclass(frozen=True)
+class Family:
+    """The parts of one actuator series, as HEBI's kits combine them.
+
+    Attributes:
+        name: ``'X'``, ``'T'`` or ``'R'`` (the task file's ``families``).
+        actuators: the catalogue's actuators of the series, lightest first.
+        parts: the series of its brackets and links (``'X5'``, ``'R8'``).
+        brackets: the catalogue's brackets of that series.
+        gripper: the series' parallel gripper.
+        sizes: the actuators' sizes (:func:`size_of`), lightest first.
+    """
+
+    name: str
+    actuators: Tuple[str, ...]
+    parts: str
+    brackets: Tuple[str, ...]
+    gripper: str
+    sizes: Tuple[str, ...] = ()
+
+
+def size_of(actuator: str) -> str:
+    """An actuator's size: its type before the dash (``'X5'`` of ``X5-9``). The actuators
+    of one size share their geometry and centre of mass and differ in mass and rated
+    effort (HEBI's catalogue, :data:`~hrdf_ros.hrdf.catalogue.ACTUATORS`), so a design
+    can swap one for another of its size without moving a frame."""
+    return actuator.split('-', 1)[0]
+
+
+def variants(size: str) -> Tuple[str, ...]:
+    """The catalogue's actuators of a size, lightest first, then by rated effort (the
+    order :func:`~.evaluate.Evaluator.evaluate` sizes a joint in)."""
+    return tuple(sorted((a for a in ACTUATORS if size_of(a) == size),
+                        key=lambda a: (ACTUATORS[a].mass, ACTUATORS[a].max_effort, a)))
+
+
+def strongest(size: str) -> str:
+    """The actuator of a size with the largest rated effort (the heaviest, or as heavy
+    as the others: T5 and T8)."""
+    return max(variants(size), key=lambda a: (ACTUATORS[a].max_effort, ACTUATORS[a].mass))
+
+
+def _family(name: str, prefixes: Tuple[str, ...], parts: str) -> Family:
+    actuators = sorted((a for a in ACTUATORS if a.startswith(prefixes)),
+                       key=lambda a: (ACTUATORS[a].mass, ACTUATORS[a].max_effort, a))
+    brackets = tuple(sorted(b for b in BRACKETS if b.startswith(parts)))
+    sizes = tuple(dict.fromkeys(size_of(a) for a in actuators))
+    return Family(name, tuple(actuators), parts, brackets, f'{parts}Parallel', sizes)
+
+
+#: The families of the space (HEBI's X, T and R8 series; the R25 and T25 series are not
+#: in it), from the catalogue (``hrdf_ros.hrdf.catalogue``): X5 and X8 actuators with X5
+#: brackets and links; T5 and T8, and R8, with R8 brackets and links (as HEBI's kits).
+FAMILIES = {f.name: f for f in (_family('X', ('X5-', 'X8-'), 'X5'),
+                                _family('T', ('T5-', 'T8-'), 'R8'),
+                                _family('R', ('R8-',), 'R8'))}
 
 
 @dataclass(frozen=True)
@@ -87,9 +146,27 @@ class Design:
                                  f'{MAX_EXTENSION}] m and a finite twist, got '
                                  f'{c.extension} m and {c.twist} rad')
 
+    @property
+    def family(self) -> Family:
+        """The family (``FAMILIES``) of the base actuator; KeyError when none."""
+        return next(f for f in FAMILIES.values() if self.actuators[0] in f.actuators)
+
+    def text(self) -> str:
+        """The modules base to tip in one line: actuators and brackets by type, links as
+        ``series:extension:twist`` (``X5:0.325:pi``); :func:`parse_design` reads it."""
+        words = []
+        for k, actuator in enumerate(self.actuators):
+            words.append(actuator)
+            if k < len(self.connectors):
+                c = self.connectors[k]
+                words.append(c.type if c.kind == 'bracket' else
+                             f'{c.type}:{float(c.extension)!r}:'
+                             f'{TWIST_TEXT.get(c.twist, repr(float(c.twist)))}')
+        return ' '.join(words)
+
     def hrdf(self, description: Optional[str] = None) -> str:
         """The design as an HRDF 1.6.0 document (numbers as the shortest decimals
-        that read back exactly; the twists of :data:`TWISTS` as ``pi/2`` etc.)."""
+        that read back exactly; the twists of ``TWISTS`` as ``pi/2`` etc.)."""
         robot = ET.Element('robot', {'version': VERSION})
         if description:
             robot.set('description', description)
@@ -110,6 +187,10 @@ class Design:
         ET.indent(robot, space='  ')
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + \
             ET.tostring(robot, encoding='unicode') + '\n'
+
+    def with_actuators(self, actuators) -> 'Design':
+        """The same design with other actuators (as many)."""
+        return Design(tuple(actuators), self.connectors, self.end_effector)
 
     def model(self) -> RobotModel:
         """The design read as HRDF.
@@ -157,3 +238,29 @@ def design_of(model: RobotModel) -> Design:
     if any(e.parent != k - 1 for k, e in enumerate(elements)):
         raise ValueError('a design is one chain, each element on the one before')
     return Design(tuple(actuators), tuple(connectors), end.type)
+
+
+def parse_design(text: str, end_effector: str = 'Custom') -> Design:
+    """The :class:`Design` of :meth:`Design.text`'s line (twists as ``0``, ``pi/2``,
+    ``pi``, ``-pi/2`` or rad).
+
+    Raises:
+        ValueError: not such a line (which word).
+    """
+    words = text.split()
+    if len(words) % 2 == 0:
+        raise ValueError(f'a design is actuators with one connector between each two, got '
+                         f'{len(words)} words')
+    named = {value: key for key, value in TWIST_TEXT.items()}
+    connectors = []
+    for word in words[1::2]:
+        if ':' not in word:
+            connectors.append(Connector('bracket', word))
+            continue
+        try:
+            series, extension, twist = word.split(':')
+            connectors.append(Connector('link', series, float(extension),
+                                        named[twist] if twist in named else float(twist)))
+        except ValueError:
+            raise ValueError(f'{word!r}: a link is series:extension:twist') from None
+    return Design(tuple(words[0::2]), tuple(connectors), end_effector)
