@@ -13,6 +13,7 @@ ENV_INPUTS := scripts/setup_env.sh scripts/venv_install.sh scripts/interfaces_bu
               scripts/cmake_drop_missing_includes.cmake \
               scripts/requirements-ros.txt scripts/requirements-dev.txt scripts/constraints.txt \
               scripts/requirements-motion.txt scripts/constraints-motion.txt \
+              scripts/requirements-design.txt scripts/constraints-design.txt \
               $(shell find interfaces -type f 2>/dev/null) \
               $(wildcard setup.py setup.cfg pyproject.toml package.xml) \
               $(wildcard */__init__.py) $(shell find resource -type f 2>/dev/null) \
@@ -103,7 +104,9 @@ demo: env
 # benchmark against TRAC-IK (pytracik) and hebi-py's IK on every kit and real file
 # (IK_BENCH_ARGS="--targets 1000 --files A-2085-06"), then the motion benchmark against
 # mplib and TRAC-IK (MOTION_BENCH_ARGS="--robots A-2085-06G --pairs 50"), the reach map
-# benchmark against hebi-py's IK (REACH_BENCH_ARGS="--kits A-2099-07"); not part
+# benchmark against hebi-py's IK (REACH_BENCH_ARGS="--kits A-2099-07") and hrdf design on
+# tasks made from arms that are not kits, 1 and 2 workers and a local Dask cluster
+# (DESIGN_BENCH_ARGS="--tasks ... --no-cluster"); not part
 # of the tests. The peers are installed only here: they are large and only the benchmark
 # uses them. benchmarks/requirements.txt is a complete lock, installed without
 # dependency resolution (see the file for why).
@@ -117,6 +120,7 @@ bench: $(BENCH_STAMP)
 	$(PY) benchmarks/ik_benchmark.py $(IK_BENCH_ARGS)
 	$(PY) benchmarks/motion_benchmark.py $(MOTION_BENCH_ARGS)
 	$(PY) benchmarks/reach_benchmark.py $(REACH_BENCH_ARGS)
+	$(PY) benchmarks/design_benchmark.py $(DESIGN_BENCH_ARGS)
 
 # hrdf_ros_node latency/CPU at 100 Hz and 1 kHz and its highest drop-free rate (7-DoF
 # arm, 18-DoF hexapod), each next to a bare rclpy relay (benchmarks/tf_relay.py), and

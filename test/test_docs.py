@@ -182,6 +182,43 @@ def test_reach_tutorial_runs(workdir):
     assert f'to {half:.2f} m^3: the lower half' in text
 
 
+def test_design_tutorial_runs(workdir):
+    """doc/tutorials/design.md: its task file, its ``hrdf design`` command prints what the
+    console block shows (the third line's time and rate as any numbers; the others
+    within 1e-3), writes the files it lists and the plot, and its Python example runs."""
+    pytest.importorskip('optuna')
+    page = 'doc/tutorials/design.md'
+    [task_file] = _blocks(page, 'yaml')
+    with open(os.path.join(workdir, 'task.yaml'), 'w', encoding='utf-8') as handle:
+        handle.write(task_file)
+    [command] = [line for b in _blocks(page, 'bash') for line in b.splitlines()
+                 if line.startswith('hrdf design task.yaml')][:1]
+    [console] = _blocks(page, 'console')
+    line, _, shown = console.partition('\n')
+    assert line == '$ ' + command
+    words = shlex.split(command)
+    result = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', *words[1:],
+                             '--workers', '2'], cwd=workdir, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    printed, shown = result.stdout.splitlines(), shown.rstrip('\n').splitlines()
+    assert len(printed) == len(shown)
+    for k, (a, b) in enumerate(zip(shown, printed)):
+        if k == 2:      # evaluated 400 designs in <time> s (<rate> per second, 2 workers)
+            parts = re.split(f'({TRANSCRIPT_NUMBER})', a)
+            pattern = ''.join(TRANSCRIPT_NUMBER if j % 2 and j in (3, 5) else re.escape(p)
+                              for j, p in enumerate(parts))
+            assert re.fullmatch(pattern, b), b
+        else:
+            assert _same_transcript(a, b, 1e-3), b
+    folder = os.path.join(workdir, 'designs')
+    assert sorted(os.listdir(folder)) == sorted(['designs.csv'] + [
+        f'design-{k}.{e}' for k in range(1, 6) for e in ('hrdf', 'yaml')])
+    assert os.path.getsize(os.path.join(workdir, 'design.png')) > 20000
+    [code] = _blocks(page, 'python')
+    _run_python(code, workdir)
+
+
 def test_mujoco_tutorial_runs(workdir):
     """doc/tutorials/mujoco.md: write the model of a G kit as the page shows, then run
     its Python example."""
@@ -219,7 +256,7 @@ def test_simulators_tutorial_runs(workdir):
 PICTURES = {'hrdf_view.png': 'view_screenshot.py', 'frames.png': 'frame_diagram.py',
             'architecture.png': 'architecture_diagram.py', 'reach.png': 'reach_picture.py',
             'mujoco_scene.png': 'mujoco_picture.py', 'plan_motion.png': 'plan_motion_picture.py',
-            'plan_view.png': 'plan_view_screenshot.py'}
+            'plan_view.png': 'plan_view_screenshot.py', 'design.png': 'design_picture.py'}
 
 
 def _script(name):

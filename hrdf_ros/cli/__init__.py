@@ -18,6 +18,11 @@ warnings (:mod:`hrdf_ros.hrdf.leniency`). What they print:
 - ``hrdf reach``: a summary (reachable volume, m^3; the volume where the reachability
   index is at least 0.5; payload quantiles, kg; the joint that binds most often); the
   map in ``-o`` (.npz, :class:`hrdf_ros.ReachMap`), heat maps in ``--plot``.
+- ``hrdf design``: a summary (the best design's mass and modules, the designs evaluated
+  and how fast, against the lightest HEBI kit that meets the task); ``designs.csv``,
+  ``design-K.hrdf`` and ``design-K.yaml`` in ``-o`` (:mod:`hrdf_ros.design.output`). Its
+  exit code 1 means that no design meets the task (one line names the closest and what
+  it misses), not an invalid HRDF.
 
 Positions are in rad (m for prismatic joints), in HEBI joint order; default all zeros
 (a robot without degrees of freedom needs none). Frames are 4x4 homogeneous transforms

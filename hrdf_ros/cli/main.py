@@ -21,6 +21,7 @@ from .common import (EXIT_INVALID, EXIT_OK, EXIT_USAGE, Parser, UsageError,
 from .ik import add_parsers as add_ik_parsers
 from .plan import add_parser as add_plan_parser
 from .reach import add_parser as add_reach_parser
+from .design import add_parser as add_design_parser
 from .info import cmd_info
 from .meshes import add_parser as add_meshes_parser
 from .view import add_view_parser
@@ -138,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_ik_parsers(sub)
     add_plan_parser(sub)
     add_reach_parser(sub, _add_file_and_config)
+    add_design_parser(sub)
     p = sub.add_parser('info', help='summary of a robot')
     p.add_argument('file', metavar='FILE')
     p.add_argument('--json', action='store_true')
