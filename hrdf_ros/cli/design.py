@@ -19,6 +19,7 @@ import sys
 import time
 
 from .common import EXIT_INVALID, EXIT_OK, UsageError
+from .reach import progress_bar
 
 #: What the design extra brings, and how to get it.
 EXTRA_HINT = 'hrdf design needs the design extra: pip install "hrdf_ros[design]" ' \
@@ -48,17 +49,6 @@ def add_parser(sub) -> None:
                    help='the best arm at each target, beside mass against worst effort '
                         'ratio of every design (matplotlib: the plot extra)')
     p.set_defaults(run=cmd_design)
-
-
-def _progress_bar(stream):
-    from tqdm import tqdm                                           # noqa: PLC0415
-    bar = tqdm(total=1, unit=' designs', file=stream, disable=None, leave=False)
-
-    def progress(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-    return progress, bar
 
 
 def _check_arguments(args) -> None:
@@ -130,7 +120,7 @@ def cmd_design(args) -> int:
     from ..design import design_arm                                 # noqa: PLC0415
     from ..design.evaluate import Evaluator                          # noqa: PLC0415
     from ..design.output import write                               # noqa: PLC0415
-    progress, bar = _progress_bar(sys.stderr)
+    progress, bar = progress_bar(sys.stderr, ' designs')
     started = time.perf_counter()
     try:
         result = design_arm(job, seed=args.seed, evaluations=args.evaluations,

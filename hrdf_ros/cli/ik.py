@@ -25,7 +25,7 @@ from ..description.limits import read_limits
 from ..numbers import table_number
 from ..kinematics import HEBI_GRAVITY, Kinematics
 from ..kinematics.ik import ORIENTATIONS, default_orientation
-from ..kinematics.rotations import quaternion_to_rotation, rpy_to_rotation
+from ..kinematics.rotations import frame_with_z, quaternion_to_rotation, rpy_to_rotation
 from .common import (EXIT_INVALID, EXIT_OK, UsageError, add_collision_object_options,
                      collision_objects_of, load_or_report, note, parse_positions)
 
@@ -102,15 +102,6 @@ def _unit(name: str, values) -> np.ndarray:
     return array / norm
 
 
-def _axis_frame(z: np.ndarray) -> np.ndarray:
-    """A rotation whose z column is the unit vector z (x from the principal axis least
-    along z)."""
-    helper = np.eye(3)[int(np.argmin(np.abs(z)))]
-    x = np.cross(helper, z)
-    x /= np.linalg.norm(x)
-    return np.column_stack([x, np.cross(z, x), z])
-
-
 def _target(args):
     """(target (4, 4), orientation objective or None for the default) of the options."""
     target = np.eye(4)
@@ -121,7 +112,7 @@ def _target(args):
     elif args.quat is not None:
         target[:3, :3] = quaternion_to_rotation(_unit('--quat', args.quat))
     elif args.tip_axis is not None:
-        target[:3, :3] = _axis_frame(_unit('--tip-axis', args.tip_axis))
+        target[:3, :3] = frame_with_z(_unit('--tip-axis', args.tip_axis))
         if orientation == 'full':
             raise UsageError('--tip-axis gives a direction, not a whole orientation: use '
                              '--rpy or --quat for --orientation full')

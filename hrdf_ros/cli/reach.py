@@ -52,11 +52,11 @@ def add_parser(sub, add_file_and_config) -> None:
     p.set_defaults(run=cmd_reach)
 
 
-def _progress_bar(stream):
+def progress_bar(stream, unit: str = ' solves'):
     """``progress(done, total)`` drawing tqdm's bar on ``stream`` (silent when it is not
-    a terminal), and the bar."""
+    a terminal), and the bar; ``unit`` what it counts."""
     from tqdm import tqdm  # noqa: PLC0415 - a core dependency, imported on use
-    bar = tqdm(total=1, unit=' solves', unit_scale=True, file=stream, disable=None,
+    bar = tqdm(total=1, unit=unit, unit_scale=True, file=stream, disable=None,
                leave=False)
 
     def progress(done: int, total: int) -> None:
@@ -89,7 +89,7 @@ def cmd_reach(args) -> int:
     objects = collision_objects_of(args)
     avoid = bool(args.avoid_collisions or objects)
     from ..reach import reach_map  # noqa: PLC0415 - only this command needs it
-    progress, bar = _progress_bar(sys.stderr)
+    progress, bar = progress_bar(sys.stderr)
     started = time.perf_counter()
     try:
         result = reach_map(model, voxel=args.voxel, directions=args.directions,

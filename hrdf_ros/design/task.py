@@ -38,7 +38,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..kinematics.rotations import quaternion_to_rotation, rpy_to_rotation
+from ..kinematics.rotations import frame_with_z, quaternion_to_rotation, rpy_to_rotation
 
 #: The keys of a task file, and of one target.
 TASK_KEYS = ('targets', 'payload', 'margin', 'collision_objects', 'floor', 'dof',
@@ -120,15 +120,6 @@ def _unit(where: str, value, count: int) -> np.ndarray:
     return array / norm
 
 
-def _axis_frame(z: np.ndarray) -> np.ndarray:
-    """A rotation whose z column is the unit vector z (x from the principal axis least
-    along z)."""
-    helper = np.eye(3)[int(np.argmin(np.abs(z)))]
-    x = np.cross(helper, z)
-    x /= np.linalg.norm(x)
-    return np.column_stack([x, np.cross(z, x), z])
-
-
 def target(where: str, entry) -> Target:
     """One target of the schema (module docstring).
 
@@ -152,7 +143,7 @@ def target(where: str, entry) -> Target:
     pose[:3, 3] = _finite(f'{where}.xyz', entry['xyz'], 3)
     orientation = 'none'
     if given == ['tip_axis']:
-        pose[:3, :3] = _axis_frame(_unit(f'{where}.tip_axis', entry['tip_axis'], 3))
+        pose[:3, :3] = frame_with_z(_unit(f'{where}.tip_axis', entry['tip_axis'], 3))
         orientation = 'tip_axis'
     elif given == ['rpy']:
         pose[:3, :3] = rpy_to_rotation(*_finite(f'{where}.rpy', entry['rpy'], 3))

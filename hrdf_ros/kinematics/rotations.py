@@ -87,3 +87,13 @@ def quaternion_to_rotation(quaternion) -> np.ndarray:
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
     ])
+
+
+def frame_with_z(z: np.ndarray) -> np.ndarray:
+    """(3, 3) a rotation whose z column is the unit vector ``z`` (3,); its x column is
+    perpendicular to z and to the principal axis least along z (a tip-axis target's
+    frame: the roll about z is free, this one is only a choice)."""
+    helper = np.eye(3)[int(np.argmin(np.abs(z)))]
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x)
+    return np.column_stack([x, np.cross(z, x), z])
