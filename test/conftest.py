@@ -76,8 +76,7 @@ def pytest_configure(config):
 #: colcon build of test_moveit_package, which runs first.)
 LONG_MODULES = ('test_moveit_package', 'test_consumers_sdf', 'test_same_bytes',
                 'test_ros_cli_file_access', 'test_consumers_urdf', 'test_ros_cli_hrdf_launch',
-                'test_collision_matrix', 'test_consumers_mjcf', 'test_hebi_visuals',
-                'test_design_tasks')
+                'test_collision_matrix', 'test_consumers_mjcf', 'test_hebi_visuals')
 
 
 def pytest_collection_modifyitems(session, config, items):
