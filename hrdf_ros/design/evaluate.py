@@ -52,7 +52,7 @@ from ..kinematics.gravity import HEBI_GRAVITY
 from ..kinematics.ik_solver import halton_points, primes
 from ..model import RobotModel
 from ..hrdf.catalogue import ACTUATORS
-from ..reach.payload import rated_efforts
+from ..reach.payload import lifting_efforts, rated_efforts
 from .space import Design, size_of, strongest, variants
 from .task import Task
 
@@ -141,11 +141,8 @@ def effort_ratios(kinematics, q: np.ndarray, payload: float, limits: np.ndarray
     Returns:
         ``(ratio (N,), joint (N,) int)``.
     """
-    g = np.asarray(HEBI_GRAVITY)
-    tau = kinematics.gravity_efforts(q, HEBI_GRAVITY)
-    linear = kinematics.end_effector_jacobian(q)[:, :3, :]
-    tau = tau - payload * (linear[:, 0, :] * g[0] + linear[:, 1, :] * g[1]
-                           + linear[:, 2, :] * g[2])
+    tau = kinematics.gravity_efforts(q, HEBI_GRAVITY) + payload * lifting_efforts(
+        kinematics.end_effector_jacobian(q)[:, :3, :], HEBI_GRAVITY)
     ratios = np.abs(tau) / limits[None, :]
     joint = np.argmax(ratios, axis=1)
     return ratios[np.arange(len(q)), joint], joint
@@ -253,13 +250,9 @@ class Evaluator:
         configurations ``q`` (N, dof): ``tau = sum_b masses[b] unit[:, b] + payload``.
         Sums in a fixed order, elementwise (no BLAS, no einsum): the same bits on every
         machine."""
-        g = np.asarray(HEBI_GRAVITY)
-        linear = kinematics.jacobians('com', q)[..., :3, :]
-        unit = -(linear[..., 0, :] * g[0] + linear[..., 1, :] * g[1]
-                 + linear[..., 2, :] * g[2])
-        tip = kinematics.end_effector_jacobian(q)[:, :3, :]
-        payload = self.task.payload * -(tip[:, 0, :] * g[0] + tip[:, 1, :] * g[1]
-                                        + tip[:, 2, :] * g[2])
+        unit = lifting_efforts(kinematics.jacobians('com', q)[..., :3, :], HEBI_GRAVITY)
+        payload = self.task.payload * lifting_efforts(
+            kinematics.end_effector_jacobian(q)[:, :3, :], HEBI_GRAVITY)
         return unit, payload
 
     @staticmethod

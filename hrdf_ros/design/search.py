@@ -221,7 +221,7 @@ def search(task: Task, evaluate_batch: Callable[[List[Design]], List[Evaluation]
     if not (isinstance(budget, int) and budget >= 1 and isinstance(top, int) and top >= 1):
         raise ValueError(f'evaluations and top must be integers >= 1, got {budget!r}, {top!r}')
     kits = fitting_kits(task)
-    with warnings.catch_warnings():       # multivariate and group are "experimental"
+    with warnings.catch_warnings():       # multivariate TPE is "experimental"
         warnings.simplefilter('ignore', optuna.exceptions.ExperimentalWarning)
         sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True,
                                              constant_liar=True, n_startup_trials=BATCH)

@@ -37,6 +37,22 @@ def rated_efforts(model: RobotModel) -> np.ndarray:
                      for index in model.dof_elements], dtype=float)
 
 
+def lifting_efforts(linear_jacobians: np.ndarray, gravity) -> np.ndarray:
+    """``-J_v^T g``: the efforts that hold 1 kg at a frame against gravity.
+
+    Args:
+        linear_jacobians: (..., 3, dof) rows [vx vy vz] of the frame's geometric
+            Jacobian, in the reference frame (m/s per rad/s, or per m/s).
+        gravity: (3,) m/s^2 in the reference frame.
+
+    Returns:
+        (..., dof) N m (N for prismatic joints) per kg, summed in a fixed order,
+        elementwise (no BLAS): the same bits on every machine.
+    """
+    jv, g = np.asarray(linear_jacobians, dtype=float), np.asarray(gravity, dtype=float)
+    return -(jv[..., 0, :] * g[0] + jv[..., 1, :] * g[1] + jv[..., 2, :] * g[2])
+
+
 def payload(gravity_efforts: np.ndarray, linear_jacobians: np.ndarray,
             effort_limits: np.ndarray, gravity=(0.0, 0.0, -9.81)
             ) -> Tuple[np.ndarray, np.ndarray]:
@@ -53,9 +69,7 @@ def payload(gravity_efforts: np.ndarray, linear_jacobians: np.ndarray,
         ``(payload (N,) kg, binding joint (N,) int64)``.
     """
     a = np.asarray(gravity_efforts, dtype=float)
-    jv, g = np.asarray(linear_jacobians, dtype=float), np.asarray(gravity, dtype=float)
-    # -J_v^T g, summed in a fixed order (the same bits on every machine)
-    b = -(jv[:, 0, :] * g[0] + jv[:, 1, :] * g[1] + jv[:, 2, :] * g[2])
+    b = lifting_efforts(linear_jacobians, gravity)
     limits = np.asarray(effort_limits, dtype=float)[None, :]
     with np.errstate(divide='ignore', invalid='ignore'):
         bound = np.where(b > 0, (limits - a) / b, np.where(b < 0, (limits + a) / -b, np.inf))
