@@ -1,7 +1,8 @@
 """``hrdf view FILE``: the robot in the browser, redrawn when the file changes.
 
 In: parsed arguments (file, ``--host``, ``--port``, ``--positions``, the export options
-of ``hrdf urdf``, ``--collision-objects``, ``--reach MAP.npz``). Out: the page's URL as the first line on stdout, then a server until
+of ``hrdf urdf``, ``--collision-objects``, ``--reach MAP.npz``, ``--task TASK.yaml`` with
+``--configurations``). Out: the page's URL as the first line on stdout, then a server until
 Ctrl-C or SIGTERM (exit 0). An invalid file exits 1 with its located errors on stderr
 (as ``hrdf validate``); a missing ``view`` extra, a port that cannot be bound or a bad
 option exit 2 with one line.
@@ -44,6 +45,13 @@ def add_view_parser(sub, help_text: str = 'show the robot in the browser (live r
     p.add_argument('--reach', metavar='MAP.npz',
                    help='draw a reach map (hrdf reach -o): its points coloured by index, '
                         'payload or manipulability; a click poses the arm there')
+    p.add_argument('--task', metavar='TASK.yaml',
+                   help='draw a design task (hrdf design): its targets, objects and floor, '
+                        'and a list that poses the arm at each target')
+    p.add_argument('--configurations', metavar='YAML',
+                   help='with --task: the joint positions per target (hrdf design\'s '
+                        'design-K.yaml; default: FILE\'s name with .yaml, when there is one; '
+                        'else solved by collision-free IK)')
     p.set_defaults(run=cmd_view)
     return p
 
@@ -57,6 +65,47 @@ def _reach_map(path: str):
         raise UsageError(f'--reach: cannot read {path}: {exc.strerror or exc}') from None
     except ValueError as exc:
         raise UsageError(f'--reach: {exc}') from None
+
+
+def _task(args, objects: list):
+    """``(task, configurations, objects)`` of ``--task`` and ``--configurations``
+    (UsageError: they cannot be read, or do not fit each other)."""
+    if args.task is None:
+        if args.configurations:
+            raise UsageError('--configurations needs --task')
+        return None, None, objects
+    from ..design.output import read_configurations  # noqa: PLC0415 - only with --task
+    from ..design.task import read_task  # noqa: PLC0415
+    from ..view.task_targets import task_objects  # noqa: PLC0415
+    try:
+        task = read_task(args.task)
+    except OSError as exc:
+        raise UsageError(f'--task: cannot read {args.task}: {exc.strerror or exc}') from None
+    except ValueError as exc:
+        raise UsageError(f'--task: {exc}') from None
+    try:
+        objects = task_objects(task, objects)
+    except ValueError as exc:
+        raise UsageError(f'--task: {exc} (the task has a floor: leave out --floor)') from None
+    path = args.configurations
+    if path is None:                        # hrdf design's design-K.yaml beside the file
+        beside = os.path.splitext(args.file)[0] + '.yaml'
+        try:
+            names, rows = read_configurations(beside, len(task.targets))
+        except (OSError, ValueError) as exc:
+            if os.path.isfile(beside):
+                print(f'hrdf view: not using {beside} ({exc}); solving the targets by '
+                      'collision-free IK', file=sys.stderr)
+            return task, None, objects
+        return task, (names, rows, os.path.basename(beside)), objects
+    try:
+        names, rows = read_configurations(path, len(task.targets))
+    except OSError as exc:
+        raise UsageError(f'--configurations: cannot read {path}: '
+                         f'{exc.strerror or exc}') from None
+    except ValueError as exc:
+        raise UsageError(f'--configurations: {exc}') from None
+    return task, (names, rows, os.path.basename(path)), objects
 
 
 def cmd_view(args) -> int:
@@ -74,6 +123,7 @@ def cmd_view(args) -> int:
         return code
     positions = parse_positions(args.positions, model.dof_count)
     reach = _reach_map(args.reach) if args.reach else None
+    task, configurations, objects = _task(args, collision_objects_of(args))
     if stop.is_set():
         return EXIT_OK
     from ..view.file_view import FileView, LoadFailed, ViewOptions
@@ -81,7 +131,8 @@ def cmd_view(args) -> int:
     options = ViewOptions(strict=args.strict, joint_prefix=args.joint_prefix,
                           limits=args.limits, name=args.name,
                           gripper_joints=args.gripper_joints,
-                          collision_objects=collision_objects_of(args), reach=reach,
+                          collision_objects=objects, reach=reach, task=task,
+                          configurations=configurations,
                           **mesh_options(args))
     try:
         server = start_server(args.host, args.port,

@@ -176,7 +176,10 @@ class Evaluator:
                              semantics=semantics(description, never=False, home=False),
                              kinematics=kinematics_path())
 
-    def _solve(self, planner, k: int, attempts: int, seed=None):
+    def solve(self, planner, k: int, attempts: int, seed=None):
+        """Collision-free IK of target ``k`` (0-based) on ``planner`` (:meth:`planner`):
+        ``attempts`` starts of :data:`MAX_ITERATIONS` steps, from ``seed`` (rad) or the
+        planner's seed table; the planner's ``IkResult``."""
         return planner.solve_ik(self._poses[k], seed, orientation=self._orientations[k],
                                 timeout=None, max_iterations=MAX_ITERATIONS,
                                 max_attempts=attempts)
@@ -201,7 +204,7 @@ class Evaluator:
         for k in range(count):
             if np.linalg.norm(self._poses[k, :3, 3]) > length:
                 continue
-            result = self._solve(planner, k, MAX_ATTEMPTS)
+            result = self.solve(planner, k, MAX_ATTEMPTS)
             q[k] = result.positions
             if not result.success:
                 continue
@@ -302,7 +305,7 @@ class Evaluator:
         high = np.where(np.isfinite(high), high, np.pi)
         for n in range(1, EFFORT_ATTEMPTS + 1):
             seed = low + (high - low) * halton_points(n, 1, primes(len(low)))[0]
-            result = self._solve(planner, k, 1, seed)
+            result = self.solve(planner, k, 1, seed)
             if not result.success:
                 continue
             ratio, joint = effort_ratios(kinematics, result.positions[None],

@@ -15,6 +15,8 @@ In: the result, the task, a folder and how many designs to write out. Out, in th
   configuration found), ``reached`` and ``met`` per target, ``mass_kg`` and the design's
   one-line text.
 
+:func:`read_configurations` reads ``design-K.yaml`` back (``hrdf view --task``).
+
 Every number is written from its value alone (CSV with fixed decimals, YAML as
 PyYAML writes a float), so the same result gives the same bytes.
 """
@@ -22,9 +24,11 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 from typing import List
 
+import numpy as np
 import yaml
 
 from .evaluate import Evaluation
@@ -86,3 +90,39 @@ def write(result: DesignResult, folder: str, top: int) -> List[str]:
             description=f'hrdf design: rank {k}, {evaluation.mass:.3f} kg'))
         put(f'design-{k}.yaml', design_yaml(evaluation))
     return written
+
+
+def read_configurations(path: str, targets: int):
+    """``joint_names`` and ``configurations`` of a ``design-K.yaml`` (module
+    docstring) for a task of ``targets`` targets.
+
+    Returns:
+        ``(joint names (tuple of str), configurations: rad, shape (targets, joints))``.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: not YAML, or not those two keys with one list of finite numbers per
+            joint name for each target (one line naming the file).
+    """
+    with open(path, encoding='utf-8') as handle:
+        try:
+            data = yaml.safe_load(handle)
+        except yaml.YAMLError as exc:
+            raise ValueError(f'{path}: not YAML ({" ".join(str(exc).split())})') from None
+    names = data.get('joint_names') if isinstance(data, dict) else None
+    if not isinstance(names, list) or not names or \
+            not all(isinstance(n, str) for n in names):
+        raise ValueError(f'{path}: joint_names must be a list of joint names (hrdf design '
+                         'writes it in design-K.yaml)')
+    rows = data.get('configurations')
+    if not isinstance(rows, list) or len(rows) != targets:
+        count = len(rows) if isinstance(rows, list) else 'no'
+        raise ValueError(f'{path}: configurations must be one list per target: the task '
+                         f'has {targets} targets, the file {count} lists')
+    for k, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != len(names) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and
+                math.isfinite(v) for v in row):
+            raise ValueError(f'{path}: configurations[{k}] must be {len(names)} finite '
+                             f'joint positions (rad), got {row!r}')
+    return tuple(names), np.array(rows, dtype=float).reshape(targets, len(names))

@@ -7,7 +7,9 @@ slider per movable joint (:class:`~.joint_sliders.JointSliders`), a drag handle 
 end effector that the arm follows by inverse kinematics
 (:class:`~.ik_handles.IkHandles`), the links in collision in magenta and the collision
 objects (:class:`~.collisions.CollisionView`), a reach map's points
-(:class:`~.reach_points.ReachPoints`, ``--reach`` or computed on a button), the
+(:class:`~.reach_points.ReachPoints`, ``--reach`` or computed on a button), a design
+task's targets and the list that poses the arm at each
+(:class:`~.task_targets.TaskTargets`, ``--task``), the
 end-effector readout and frame toggles
 (:class:`~.fk_panel.FkPanel`), the file's warnings and mesh notes, and the located errors
 of an invalid edit.
@@ -41,12 +43,13 @@ from .ik_handles import IkHandles
 from .joint_sliders import JointSliders
 from .reach_points import ReachPoints
 from .robot_scene import RobotScene, UrdfError
+from .task_targets import TaskTargets
 from .server import frame_camera
 from .watch import FileWatcher
 
 #: Order of the page's sections (viser orders GUI elements by this number).
-ORDER_ERRORS, ORDER_JOINTS, ORDER_IK, ORDER_COLLISIONS, ORDER_REACH, ORDER_SHOW, ORDER_FK, \
-    ORDER_NOTES = 0.0, 1.0, 1.25, 1.3, 1.4, 1.5, 2.0, 3.0
+ORDER_ERRORS, ORDER_TASK, ORDER_JOINTS, ORDER_IK, ORDER_COLLISIONS, ORDER_REACH, ORDER_SHOW, \
+    ORDER_FK, ORDER_NOTES = 0.0, 0.5, 1.0, 1.25, 1.3, 1.4, 1.5, 2.0, 3.0
 
 
 @dataclass
@@ -66,6 +69,11 @@ class ViewOptions:
         reach: a :class:`~hrdf_ros.reach.result.ReachMap` to draw
             (:class:`~.reach_points.ReachPoints`), or ``None`` (its button computes
             one).
+        task: a design task (:class:`~hrdf_ros.design.task.Task`) whose targets are
+            drawn (:class:`~.task_targets.TaskTargets`; its objects belong in
+            ``collision_objects``), or ``None``.
+        configurations: ``design-K.yaml``'s joint names, configurations and file name
+            for ``task`` (:class:`~.task_targets.TaskTargets`), or ``None`` (solved).
     """
 
     strict: bool = False
@@ -77,6 +85,8 @@ class ViewOptions:
     gripper_joints: bool = True
     collision_objects: Sequence = ()
     reach: Optional[object] = None
+    task: Optional[object] = None
+    configurations: Optional[tuple] = None
 
 
 class LoadFailed(Exception):
@@ -125,6 +135,8 @@ class FileView:
         self._show_handles.on_update(self._handles_toggled)
         self.reach = ReachPoints(server, options.reach, order=ORDER_REACH,
                                  objects=self.collisions.objects)
+        self.task = None if options.task is None else TaskTargets(
+            server, options.task, options.configurations, order=ORDER_TASK)
         self.fk = FkPanel(server, order=ORDER_FK)
         self._notes = gui.add_markdown('', order=ORDER_NOTES, visible=False)
         self.watcher = FileWatcher([path])
@@ -194,6 +206,8 @@ class FileView:
                                    self.sliders.set_values)
             self.collisions.set_robot(model, tree, limits, scene)
             self.reach.set_robot(model, tree, self.sliders.set_values)
+            if self.task is not None:
+                self.task.set_robot(model, tree, self.sliders.set_values)
             self._show(self.sliders.values())
             scene.visible = self._show_robot.value
             if old_scene is not None:
