@@ -325,9 +325,24 @@ def checkbox(driver, label: str):
                   f"[.//input[@type='checkbox']][1]//input[@type='checkbox']")
 
 
+#: Tries of a click that another element (a panel still sliding into place) receives,
+#: 0.1 s apart.
+CLICK_TRIES = 100
+
+
 def click_button(driver, text: str):
+    """Click the button labelled ``text``; while another element is on top of it (a
+    folder still opening), again, up to :data:`CLICK_TRIES` times."""
+    from selenium.common.exceptions import ElementClickInterceptedException
     from selenium.webdriver.common.by import By
-    driver.find_element(By.XPATH, f"//button[normalize-space(.)='{text}']").click()
+    for attempt in range(CLICK_TRIES):
+        try:
+            driver.find_element(By.XPATH, f"//button[normalize-space(.)='{text}']").click()
+            return
+        except ElementClickInterceptedException:
+            if attempt == CLICK_TRIES - 1:
+                raise
+            time.sleep(0.1)
 
 
 def code_blocks(driver) -> List[str]:

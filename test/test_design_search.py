@@ -16,9 +16,10 @@ from hrdf_ros import Kinematics, load
 from hrdf_ros.design import design_of, task
 from hrdf_ros.design.engines import engine
 from hrdf_ros.design.kits import kit_designs
+from hrdf_ros.design import parse_design
 from hrdf_ros.design.search import (DesignResult, design_of_trial, fitting_kits, parameters,
-                                    search)
-from hrdf_ros.design.space import size_of
+                                    search, smaller)
+from hrdf_ros.design.space import size_of, strongest
 
 from conftest import KITS_DIR
 from design_helpers import free_states, targets_at
@@ -180,3 +181,19 @@ def test_a_kit_read_off_its_file_has_its_kit_parameters():
     params = parameters(design_of(model))
     assert params['family'] == 'X' and params['dof'] == 6
     assert np.all([params[f"size{k}"] in ("small", "large") for k in range(6)])
+
+
+def test_smaller_sizes_come_batch_by_batch_until_every_flip_is_tried():
+    """Three large actuators (and a small one, made its size's strongest): all three
+    small, the three pairs, the three singles (7), 4 per call then the rest, none twice,
+    and none already tried."""
+    design = parse_design('X8-16 X5HeavyRightOutside X8-9 X5:0.3:pi X8-3 X5:0.2:pi X5-1')
+    small = strongest(size_of('X5-1'))
+    tried = {design.with_actuators([small, strongest(size_of('X8-9')), small, 'X5-9'])}
+    first = smaller(design, tried, 4)
+    second = smaller(design, tried, 4)
+    assert len(first) == 4 and len(second) == 2 and smaller(design, tried, 4) == []
+    flips = [tuple(k for k, a in enumerate(d.actuators[:3]) if a == small)
+             for d in first + second]
+    assert flips == [(0, 1, 2), (0, 1), (1, 2), (0,), (1,), (2,)]   # (0, 2) was tried
+    assert all(d.connectors == design.connectors for d in first + second)

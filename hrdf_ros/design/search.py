@@ -162,10 +162,11 @@ def parameters(design: Design) -> Dict[str, object]:
     return params
 
 
-def smaller(design: Design, tried: set) -> List[Design]:
+def smaller(design: Design, tried: set, limit: int) -> List[Design]:
     """The incumbent's geometry with smaller actuators: every large size small, then
     each pair of large sizes small, then each one (base to tip), leaving out those in
-    ``tried`` (and adding the ones returned to it). One size for another moves the
+    ``tried``; the first ``limit`` of them, added to ``tried`` (the rest come with the
+    next calls). One size for another moves the
     joints after it along the axis by the difference of the actuators' heights, so that
     pairs across a link twisted by pi can cancel where one alone misses every target;
     the sampler, whose best trials all have the larger sizes there, seldom tries both
@@ -184,7 +185,7 @@ def smaller(design: Design, tried: set) -> List[Design]:
         actuators = [small if k in flip else strongest(size_of(a))
                      for k, a in enumerate(design.actuators)]
         candidate = design.with_actuators(actuators)
-        if candidate not in tried:
+        if len(out) < limit and candidate not in tried:
             tried.add(candidate)
             out.append(candidate)
     return out
@@ -236,10 +237,11 @@ def search(task: Task, evaluate_batch: Callable[[List[Design]], List[Evaluation]
     tried = set()
     while len(done) < total:
         if len(done) > len(sold):
-            for design in smaller(ranked(done)[0].design, tried)[:SMALLER_PER_BATCH]:
+            for design in smaller(ranked(done)[0].design, tried, SMALLER_PER_BATCH):
                 study.enqueue_trial(parameters(design))
         trials = [study.ask() for _ in range(min(BATCH, total - len(done)))]
         designs = [design_of_trial(t, task) for t in trials]
+        tried.update(designs)
         results = evaluate_batch(designs)
         for trial, result in zip(trials, results):
             study.tell(trial, objective(result))
