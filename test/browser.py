@@ -177,6 +177,13 @@ def checked_browser():
     assert [(u, i) for u, i in driver.page_requests if u in outside] == []
 
 
+@pytest.fixture(scope='module')
+def browser():
+    """The fixture of one chromium per test module (:func:`checked_browser`: no request
+    may leave 127.0.0.1); a module takes it with ``from browser import browser``."""
+    yield from checked_browser()
+
+
 def requested_urls(driver) -> List[str]:
     """Every URL the browser requested or opened a WebSocket to since it started."""
     for entry in driver.get_log('performance'):
@@ -457,3 +464,12 @@ def view_processes(env_for):
             assert 'Traceback' not in process.stderr()
         finally:
             process.close()
+
+
+@pytest.fixture
+def view():
+    """The fixture that starts ``hrdf view`` with a test's arguments (HEBI's description
+    package on the ament prefix) and stops it with SIGINT at the end: exit 0, within
+    5 s, no process left (:func:`view_processes`)."""
+    from hebi_description import prefix_env
+    yield from view_processes(prefix_env)

@@ -22,12 +22,12 @@ import time
 import numpy as np
 import pytest
 
-from browser import (checkbox, checked_browser, chromium, open_page,
-                     click_button, code_blocks, outside_requests, page_text, project,
-                     require_browser, requested_urls, settled_screenshot, slider,
-                     slider_labels, sliders, view_processes, wait_text)
+from browser import browser, view  # noqa: F401 - the fixtures
+from browser import (checkbox, chromium, open_page, click_button, code_blocks,
+                     outside_requests, page_text, project, require_browser, requested_urls,
+                     settled_screenshot, slider, slider_labels, sliders, wait_text)
 from conftest import KITS_DIR, REPO
-from hebi_description import HEBI_DESCRIPTION, prefix_env, require_hebi_description
+from hebi_description import HEBI_DESCRIPTION, require_hebi_description
 from hrdf_ros import load, to_urdf
 from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics.rotations import rpy_to_rotation
@@ -45,12 +45,6 @@ PIXEL_DIFFERENCE = 40
 #: on a machine that runs other tests beside it).
 RELOAD_WAIT = 30.0
 
-
-@pytest.fixture(scope='module')
-def browser():
-    """One chromium for the module; no request may leave 127.0.0.1
-    (:func:`browser.checked_browser`)."""
-    yield from checked_browser()
 
 
 PAGE = b"""<html><body><script>
@@ -95,12 +89,6 @@ def test_requests_for_other_hosts_are_seen():
         'http://hrdf-ros.invalid/fetch', 'ws://hrdf-ros.invalid/ws']
     assert CAUGHT <= set(driver.outside)
 
-
-@pytest.fixture
-def view(request):
-    """Start ``hrdf view`` with the test's arguments; stop it with SIGINT at the end:
-    exit 0, within 5 s, no process left (:func:`browser.view_processes`)."""
-    yield from view_processes(prefix_env)
 
 
 def kit_path(kit):

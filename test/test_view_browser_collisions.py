@@ -12,10 +12,10 @@ import re
 import numpy as np
 import pytest
 
-from browser import (checkbox, checked_browser, open_page, page_text, require_browser,
-                     settled_screenshot, view_processes, wait_text)
+from browser import browser, view  # noqa: F401 - the fixtures
+from browser import (checkbox, open_page, page_text, require_browser, settled_screenshot,
+                     wait_text)
 from conftest import KITS_DIR
-from hebi_description import prefix_env
 from hrdf_ros import Kinematics, load
 from test_view_browser_ik import HANDLE, shown_positions, wait_positions
 from viser_client import ViserClient
@@ -29,14 +29,6 @@ FOLDED = np.array([0.0, 1.0, 2.5, 0.0, 0.5, 0.0])
 START = ['--meshes', 'primitives', '--positions', ' '.join(map(str, Q0))]
 
 
-@pytest.fixture(scope='module')
-def browser():
-    yield from checked_browser()
-
-
-@pytest.fixture
-def view():
-    yield from view_processes(prefix_env)
 
 
 @pytest.fixture(scope='module')

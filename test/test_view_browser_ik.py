@@ -12,12 +12,11 @@ import re
 import time
 
 import numpy as np
-import pytest
 
-from browser import (checkbox, checked_browser, code_blocks, open_page, page_text, project,
-                     require_browser, settled_screenshot, view_processes, wait_text)
+from browser import browser, view  # noqa: F401 - the fixtures
+from browser import (checkbox, code_blocks, open_page, page_text, project, require_browser,
+                     settled_screenshot, wait_text)
 from conftest import KITS_DIR
-from hebi_description import prefix_env
 from hrdf_ros import Kinematics, load
 from viser_client import ViserClient
 
@@ -33,14 +32,6 @@ Q0 = np.array([0.0, 1.0, 1.5, 0.0, 0.5, 0.0])
 ARM_7 = os.path.join(KITS_DIR, 'A-2099-07.hrdf')
 
 
-@pytest.fixture(scope='module')
-def browser():
-    yield from checked_browser()
-
-
-@pytest.fixture
-def view():
-    yield from view_processes(prefix_env)
 
 
 def panel_left(driver) -> int:

@@ -14,11 +14,10 @@ import sys
 import numpy as np
 import pytest
 
-from browser import (CAMERA, checkbox, checked_browser, click_button, open_page, page_text,
-                     project, require_browser, settled_screenshot, view_processes,
-                     wait_text)
+from browser import browser, view  # noqa: F401 - the fixtures
+from browser import (CAMERA, checkbox, click_button, open_page, page_text, project,
+                     require_browser, settled_screenshot, wait_text)
 from conftest import KITS_DIR, REPO
-from hebi_description import prefix_env
 from hrdf_ros import Kinematics, load, reach_map
 from hrdf_ros.view.reach_points import PICK_VOXELS, nearest_to_ray
 from test_view_browser_ik import panel_left, shown_positions, wait_positions
@@ -30,14 +29,6 @@ START = ['--meshes', 'primitives', '--positions', '0 1 1.5 0 0.5 0']
 VOXEL = 0.15
 
 
-@pytest.fixture(scope='module')
-def browser():
-    yield from checked_browser()
-
-
-@pytest.fixture
-def view():
-    yield from view_processes(prefix_env)
 
 
 @pytest.fixture(scope='module')

@@ -14,7 +14,6 @@ evaluation of an arm that is not a kit, on a task made from its own collision-fr
 states (one target each of a full pose, a tip axis and a position), with a floor and a
 box.
 """
-import os
 import shutil
 import subprocess
 import sys
@@ -23,8 +22,9 @@ import numpy as np
 import pytest
 import yaml
 
-from browser import (CAMERA, checkbox, checked_browser, open_page, page_text, project,
-                     require_browser, settled_screenshot, view_processes, wait_text)
+from browser import browser, view  # noqa: F401 - the fixtures
+from browser import (checkbox, open_page, page_text, project, require_browser,
+                     settled_screenshot, wait_text)
 from conftest import REPO
 from design_helpers import generated_task
 from hebi_description import prefix_env
@@ -43,14 +43,6 @@ BOX = {'name': 'crate', 'type': 'box', 'dimensions': [0.1, 0.1, 0.1],
 START = ['--meshes', 'primitives']
 
 
-@pytest.fixture(scope='module')
-def browser():
-    yield from checked_browser()
-
-
-@pytest.fixture
-def view():
-    yield from view_processes(prefix_env)
 
 
 @pytest.fixture(scope='module')

@@ -189,6 +189,29 @@ def test_display_meshes_are_simplified_but_keep_their_shape():
     assert display_mesh(small) is small
 
 
+def test_a_mesh_file_is_read_once_until_it_changes(tmp_path):
+    """A mesh file read for the view is kept (a reload does not read it again), handed
+    out as copies (changing one changes no other), and read again once the file on disk
+    changes."""
+    import trimesh
+    import yourdfpy
+    from hrdf_ros.view.robot_scene import _mesh_file, shape_mesh
+    path = tmp_path / 'part.stl'
+    trimesh.creation.box(extents=(0.1, 0.2, 0.3)).export(path)
+    geometry = yourdfpy.Geometry(mesh=yourdfpy.Mesh(filename=str(path), scale=0.5))
+    before = _mesh_file.cache_info()
+    first = shape_mesh(geometry)
+    second = shape_mesh(geometry)
+    after = _mesh_file.cache_info()
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 1)
+    np.testing.assert_allclose(first.extents, (0.05, 0.1, 0.15), atol=1e-12)
+    first.apply_scale(2.0)
+    np.testing.assert_allclose(shape_mesh(geometry).extents, (0.05, 0.1, 0.15), atol=1e-12)
+    np.testing.assert_allclose(second.extents, (0.05, 0.1, 0.15), atol=1e-12)
+    trimesh.creation.box(extents=(0.4, 0.2, 0.3)).export(path)
+    np.testing.assert_allclose(shape_mesh(geometry).extents, (0.2, 0.1, 0.15), atol=1e-12)
+
+
 class _Scene:
     """A viser scene stand-in that only hands out handles: for tests of what the view
     computes (poses, shapes, notes), not of what the browser shows."""
