@@ -332,6 +332,17 @@ def checkbox(driver, label: str):
                   f"[.//input[@type='checkbox']][1]//input[@type='checkbox']")
 
 
+def pixels_a_checkbox_changes(driver, label: str, level: int = 60) -> int:
+    """How many pixels of the settled picture change (by more than ``level`` summed over
+    the channels) when the checkbox ``label`` is switched; it is switched back after."""
+    shown = settled_screenshot(driver).astype(int)
+    checkbox(driver, label).click()
+    hidden = settled_screenshot(driver).astype(int)
+    checkbox(driver, label).click()
+    settled_screenshot(driver)
+    return int((np.abs(shown - hidden).sum(axis=2) > level).sum())
+
+
 #: Tries of a click that another element (a panel still sliding into place) receives,
 #: 0.1 s apart.
 CLICK_TRIES = 100

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from browser import browser, view  # noqa: F401 - the fixtures
-from browser import (CAMERA, checkbox, click_button, open_page, page_text, project,
-                     require_browser, settled_screenshot, wait_text)
+from browser import (CAMERA, checkbox, click_button, open_page, page_text,
+                     pixels_a_checkbox_changes, project, require_browser,
+                     settled_screenshot, wait_text)
 from conftest import KITS_DIR, REPO
 from hrdf_ros import Kinematics, load, reach_map
 from hrdf_ros.view.reach_points import PICK_VOXELS, nearest_to_ray
@@ -80,14 +81,9 @@ def test_points_are_drawn_and_a_click_poses_the_arm(browser, view, reach_file):
                        r'purple 0 .* yellow 1')
     wait_text(browser, rf'{int(result.reachable.sum())} points {VOXEL:g} m apart, '
                        'collisions ignored')
-    shown = settled_screenshot(browser).astype(int)
-    checkbox(browser, 'show points').click()
-    hidden = settled_screenshot(browser).astype(int)
-    changed = np.abs(shown - hidden).sum(axis=2) > 60
-    print(f'{changed.sum()} pixels change with the points')
-    assert changed.sum() > 2000
-    checkbox(browser, 'show points').click()
-    settled_screenshot(browser)
+    changed = pixels_a_checkbox_changes(browser, 'show points')
+    print(f'{changed} pixels change with the points')
+    assert changed > 2000
 
     row, q = click_a_point(browser, result)
     reached = Kinematics(load(ARM)).end_effector(q)[:3, 3]

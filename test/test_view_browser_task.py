@@ -23,8 +23,8 @@ import pytest
 import yaml
 
 from browser import browser, view  # noqa: F401 - the fixtures
-from browser import (checkbox, open_page, page_text, project, require_browser,
-                     settled_screenshot, wait_text)
+from browser import (open_page, page_text, pixels_a_checkbox_changes, project,
+                     require_browser, wait_text)
 from conftest import REPO
 from design_helpers import generated_task
 from hebi_description import prefix_env
@@ -89,14 +89,9 @@ def test_targets_are_drawn_and_a_target_picked_poses_the_arm(browser, view, desi
     path = str(folder / 'design-1.hrdf')
     process = view(path, *START, '--task', task_path)
     open_page(browser, process, 5, 'configurations from design-1.yaml')
-    shown = settled_screenshot(browser).astype(int)
-    checkbox(browser, 'show targets').click()
-    hidden = settled_screenshot(browser).astype(int)
-    changed = np.abs(shown - hidden).sum(axis=2) > 60
-    print(f'{changed.sum()} pixels change with the targets')
-    assert changed.sum() > 300
-    checkbox(browser, 'show targets').click()
-    settled_screenshot(browser)
+    changed = pixels_a_checkbox_changes(browser, 'show targets')
+    print(f'{changed} pixels change with the targets')
+    assert changed > 300
     # the task's objects are drawn and checked: the floor and the crate
     wait_text(browser, r'Collisions: none', timeout=30)
 
