@@ -6,7 +6,8 @@ exact), and a real click on a target's sphere does too: the end effector, by FK 
 positions the page shows, at the target within 1e-4 m (and 1e-4 rad where the target
 asks an orientation). Without ``design-1.yaml`` the page solves the targets by
 collision-free IK and poses the arm as well. A bad task or configurations file exits 2
-with one line.
+with one line (a task or configurations file that is not the schema, or --floor beside
+the task's own floor).
 
 The design and its configurations are written by ``hrdf design``'s own writers
 (:func:`hrdf_ros.design.output.design_yaml`, ``Design.hrdf``) from the design evaluator's
@@ -131,7 +132,7 @@ def test_without_configurations_the_targets_are_solved(browser, view, design_fil
     assert 'not reached' not in page_text(browser)
 
 
-@pytest.mark.parametrize('case', ['task', 'configurations'])
+@pytest.mark.parametrize('case', ['task', 'configurations', 'floor'])
 def test_bad_files_exit_2_with_one_line(design_files, tmp_path, case):
     folder, task_path, _, _ = design_files
     args = ['--task', task_path]
@@ -140,6 +141,9 @@ def test_bad_files_exit_2_with_one_line(design_files, tmp_path, case):
         bad.write_text('targets:\n  - xyz: [0.3, .nan, 0.1]\n')
         args = ['--task', str(bad)]
         expected = 'targets[0].xyz must be finite numbers'
+    elif case == 'floor':                                   # the task has a floor too
+        args += ['--floor', '0']
+        expected = "taken by --collision-objects or --floor"
     else:
         bad = tmp_path / 'design.yaml'
         data = yaml.safe_load((folder / 'design-1.yaml').read_text())

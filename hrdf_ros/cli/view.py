@@ -86,25 +86,21 @@ def _task(args, objects: list):
     try:
         objects = task_objects(task, objects)
     except ValueError as exc:
-        raise UsageError(f'--task: {exc} (the task has a floor: leave out --floor)') from None
-    path = args.configurations
-    if path is None:                        # hrdf design's design-K.yaml beside the file
-        beside = os.path.splitext(args.file)[0] + '.yaml'
-        try:
-            names, rows = read_configurations(beside, len(task.targets))
-        except (OSError, ValueError) as exc:
-            if os.path.isfile(beside):
-                print(f'hrdf view: not using {beside} ({exc}); solving the targets by '
-                      'collision-free IK', file=sys.stderr)
-            return task, None, objects
-        return task, (names, rows, os.path.basename(beside)), objects
+        raise UsageError(f'--task: {exc} (a name of the task\'s objects, its floor too, is taken '
+                         'by --collision-objects or --floor)') from None
+    given = args.configurations is not None    # else hrdf design's yaml beside the file
+    path = args.configurations if given else os.path.splitext(args.file)[0] + '.yaml'
     try:
         names, rows = read_configurations(path, len(task.targets))
-    except OSError as exc:
-        raise UsageError(f'--configurations: cannot read {path}: '
-                         f'{exc.strerror or exc}') from None
-    except ValueError as exc:
-        raise UsageError(f'--configurations: {exc}') from None
+    except (OSError, ValueError) as exc:
+        why = f'cannot read {path}: {exc.strerror or exc}' if isinstance(exc, OSError) \
+            else str(exc)
+        if given:
+            raise UsageError(f'--configurations: {why}') from None
+        if os.path.isfile(path):
+            print(f'hrdf view: not using {path} ({why}); solving the targets by '
+                  'collision-free IK', file=sys.stderr)
+        return task, None, objects
     return task, (names, rows, os.path.basename(path)), objects
 
 

@@ -33,6 +33,7 @@ import yaml
 
 from .evaluate import Evaluation
 from .search import DesignResult
+from .task import read_yaml
 
 COLUMNS = ('rank', 'file', 'mass_kg', 'dof', 'actuators', 'worst_effort_ratio',
            'targets_met')
@@ -104,11 +105,7 @@ def read_configurations(path: str, targets: int):
         ValueError: not YAML, or not those two keys with one list of finite numbers per
             joint name for each target (one line naming the file).
     """
-    with open(path, encoding='utf-8') as handle:
-        try:
-            data = yaml.safe_load(handle)
-        except yaml.YAMLError as exc:
-            raise ValueError(f'{path}: not YAML ({" ".join(str(exc).split())})') from None
+    data = read_yaml(path)
     names = data.get('joint_names') if isinstance(data, dict) else None
     if not isinstance(names, list) or not names or \
             not all(isinstance(n, str) for n in names):

@@ -221,10 +221,19 @@ def read_task(path: str) -> Task:
         ValueError: not YAML, or not the schema (one line naming the file).
         OSError: the file cannot be read.
     """
+    return task(read_yaml(path), path)
+
+
+def read_yaml(path: str):
+    """What a YAML file holds (``design-K.yaml`` is read by it too).
+
+    Raises:
+        ValueError: not YAML (one line naming the file).
+        OSError: the file cannot be read.
+    """
     import yaml  # noqa: PLC0415 - PyYAML is a core dependency; imported when used
     with open(path, encoding='utf-8') as handle:
         try:
-            data = yaml.safe_load(handle)
+            return yaml.safe_load(handle)
         except yaml.YAMLError as exc:
             raise ValueError(f'{path}: not YAML ({" ".join(str(exc).split())})') from None
-    return task(data, path)
