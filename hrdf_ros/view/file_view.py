@@ -38,7 +38,7 @@ from ..hrdf.diagnostics import HrdfError
 from ..hrdf.reader import load
 from ..kinematics import Kinematics
 from .collisions import CollisionView
-from .fk_panel import FkPanel
+from .fk_panel import FkPanel, urdf_values
 from .ik_handles import IkHandles
 from .joint_sliders import JointSliders
 from .reach_points import ReachPoints
@@ -143,8 +143,7 @@ class FileView:
         model, tree, limits, scene = self._build()
         values = {}
         if positions is not None:
-            values = {name: float(q) / model.elements[e].gear_ratio for name, e, q in
-                      zip(tree.dof_names, model.dof_elements, positions)}
+            values = urdf_values(model, tree, positions)
         self._switch(model, tree, limits, scene, values)
         frame_camera(server, scene.bounds())
 
@@ -207,7 +206,7 @@ class FileView:
             self.collisions.set_robot(model, tree, limits, scene)
             self.reach.set_robot(model, tree, self.sliders.set_values)
             if self.task is not None:
-                self.task.set_robot(model, tree, self.sliders.set_values)
+                self.task.set_robot(model, tree, kinematics, self.sliders.set_values)
             self._show(self.sliders.values())
             scene.visible = self._show_robot.value
             if old_scene is not None:

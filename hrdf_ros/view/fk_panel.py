@@ -34,6 +34,13 @@ def hebi_positions(model, tree, values: Dict[str, float]) -> np.ndarray:
                      for name, e in zip(tree.dof_names, model.dof_elements)])
 
 
+def urdf_values(model, tree, positions) -> Dict[str, float]:
+    """URDF joint values by name (rad, m) of (dof,) HEBI positions: each divided by its
+    joint's ``gear_ratio`` (the inverse of :func:`hebi_positions`)."""
+    return {name: float(q) / model.elements[e].gear_ratio
+            for name, e, q in zip(tree.dof_names, model.dof_elements, positions)}
+
+
 def pose_text(frame: np.ndarray) -> List[str]:
     """Three lines ``x <m>  roll <rad>``, ``y .. pitch ..``, ``z .. yaw ..`` of a (4, 4)
     frame, 9 decimals."""

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..kinematics.ik import default_orientation
 from ..kinematics.rotations import quaternion_to_rotation, rotation_to_quaternion
-from .fk_panel import hebi_positions
+from .fk_panel import hebi_positions, urdf_values
 from .plan_and_go import PlanAndGo
 
 #: What a handle does, in the panel: follow by IK while dragged, or, once released, plan a
@@ -251,9 +251,7 @@ class _Robot:
             return
         self.spheres[k].color = REACHED
         self.state[k] = f'reached ({result.position_error:.1e} m)'
-        self._set_values({joint: float(result.positions[d]) / self.model.elements[e].gear_ratio
-                          for d, (joint, e) in enumerate(zip(self.tree.dof_names,
-                                                             self.model.dof_elements))})
+        self._set_values(urdf_values(self.model, self.tree, result.positions))
 
     def follow(self, values: Dict[str, float]) -> None:
         """Handles (not being dragged) to the end effectors at URDF joint values."""

@@ -23,6 +23,8 @@ from typing import Callable, Dict, Optional, Sequence
 
 import numpy as np
 
+from .fk_panel import urdf_values
+
 #: viridis (matplotlib's default colour map, van der Walt and Smith 2015) at 0, 1/4, 1/2,
 #: 3/4 and 1, as 0..255 RGB; the scale between them is linear.
 VIRIDIS = np.array([[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98],
@@ -86,7 +88,7 @@ class ReachPoints:
         self._set_values: Optional[Callable[[Dict[str, float]], None]] = None
         self._model = None
         self._names = ()
-        self._ratios = np.ones(0)
+        self._tree = None
         self._computing = False
         gui = server.gui
         # closed until there is a map: the page stays as it was for who does not ask
@@ -119,7 +121,7 @@ class ReachPoints:
         with self._lock:
             self._model = model
             self._names = tuple(tree.dof_names)
-            self._ratios = np.array([model.elements[e].gear_ratio for e in model.dof_elements])
+            self._tree = tree
             self._set_values = set_values
             if self.reach is not None and model.dof_count != len(self.reach.joint_names):
                 self._readout.content = (
@@ -209,7 +211,7 @@ class ReachPoints:
                 f'{reach.joint_names[binding] if binding >= 0 else "none"}')
             fits = len(self._names) == len(reach.joint_names)
             set_values = self._set_values if fits else None
-            values = {name: float(q) / ratio for name, q, ratio in
-                      zip(self._names, reach.positions[row], self._ratios)}
+            values = urdf_values(self._model, self._tree, reach.positions[row]) if fits \
+                else {}
         if set_values is not None:
             set_values(values)

@@ -32,8 +32,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..kinematics import Kinematics
 from ..kinematics.rotations import rotation_to_quaternion
+from .fk_panel import urdf_values
 
 #: Sphere radius at each target, m; a frame's axes and a tip axis's segment, m.
 POINT_RADIUS, AXIS_LENGTH, AXIS_RADIUS = 0.012, 0.08, 0.003
@@ -87,7 +87,7 @@ class TaskTargets:
         self._generation = 0
         self._model = self._kinematics = None
         self._names: Tuple[str, ...] = ()
-        self._ratios = np.ones(0)
+        self._tree = None
         self._set_values: Optional[Callable[[Dict[str, float]], None]] = None
         self.configurations: Optional[np.ndarray] = None
         self.reached: Optional[np.ndarray] = None
@@ -134,17 +134,17 @@ class TaskTargets:
         for node in self._nodes:
             node.visible = self._show.value
 
-    def set_robot(self, model, tree, set_values: Callable[[Dict[str, float]], None]) -> None:
-        """The (re)loaded robot the list poses: its joint names (URDF), the sliders'
-        setter; its configurations are the file's or solved (module docstring)."""
+    def set_robot(self, model, tree, kinematics,
+                  set_values: Callable[[Dict[str, float]], None]) -> None:
+        """The (re)loaded robot the list poses: its frame tree (URDF joint names), its
+        :class:`~hrdf_ros.kinematics.Kinematics`, the sliders' setter; its configurations
+        are the file's or solved (module docstring)."""
         names = tuple(tree.dof_names)
         with self._lock:
             self._generation += 1
             generation = self._generation
-            self._model, self._kinematics = model, Kinematics(model)
+            self._model, self._tree, self._kinematics = model, tree, kinematics
             self._names, self._set_values = names, set_values
-            self._ratios = np.array([model.elements[e].gear_ratio
-                                     for e in model.dof_elements])
             self.configurations = self.reached = None
         if self._given is not None and tuple(self._given[0]) == names:
             _, rows, source = self._given
@@ -206,7 +206,7 @@ class TaskTargets:
         with self._lock:
             self.chosen = index
             rows, reached, kinematics = self.configurations, self.reached, self._kinematics
-            model, names, ratios = self._model, self._names, self._ratios
+            model, tree, names = self._model, self._tree, self._names
             set_values, source = self._set_values, self._source
         if self._list.value != self._labels[index]:
             self._list.value = self._labels[index]
@@ -225,7 +225,7 @@ class TaskTargets:
             f'worst effort ratio {ratio[0]:.3f} ({names[joint[0]]}) with '
             f'{self.task.payload:g} kg; {source}')
         if set_values is not None:
-            set_values({name: float(v) / r for name, v, r in zip(names, q, ratios)})
+            set_values(urdf_values(model, tree, q))
 
     def text(self) -> str:
         """The readout as shown (markdown)."""
