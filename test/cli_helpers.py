@@ -29,6 +29,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -307,13 +308,22 @@ def _message_value(node):
     return ast.literal_eval(node)
 
 
+#: One syntax tree built at a time: CPython 3.11 keeps the AST constructor's recursion
+#: depth in interpreter-wide state, so trees built in two threads at once corrupt it
+#: (``SystemError: AST constructor recursion depth mismatch``, seen in a CI run where
+#: :func:`service_responses`' threads parsed together; CPython gh-106905 and gh-95185).
+_AST_LOCK = threading.Lock()
+
+
 def service_response(output: str) -> dict:
     """The response printed by ``ros2 service call`` (``response:`` then the message's
     repr, e.g. ``pkg.srv.X_Response(success=True, poses=[geometry_msgs.msg....])``) as
     nested dicts, read from its syntax tree (nothing is evaluated)."""
     assert 'response:' in output, output
     text = output.split('response:', 1)[1].strip()
-    return _message_value(ast.parse(text, mode='eval').body)
+    with _AST_LOCK:
+        tree = ast.parse(text, mode='eval')
+        return _message_value(tree.body)
 
 
 #: what rclpy logs when the middleware drops a response: the server waited its

@@ -121,6 +121,16 @@ def distance_from_line(hebi, states, pose, direction):
     return off_line, off_angle
 
 
+def played_states(trajectory, full, columns, ratios, rate=1000.0):
+    """(M, dof) the whole states of a trajectory as joint_trajectory_controller plays it,
+    sampled at ``rate`` Hz: the trajectory's joints (``columns`` of a state, URDF values
+    times the gear ``ratios``) as played, the others at their values in ``full``."""
+    _, played = playback(trajectory, rate)
+    states = np.tile(np.asarray(full, dtype=float), (len(played), 1))
+    states[:, columns] = played * np.asarray(ratios)[columns]
+    return states
+
+
 def continuous_joints(planner):
     """(dof,) bool: the revolute joints without limits (URDF continuous): angles."""
     model = planner.model

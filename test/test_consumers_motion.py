@@ -203,12 +203,12 @@ def test_collision_free_ik_on_double_shoulder_arms_with_grippers(arm, closed, tm
 
 @pytest.mark.parametrize('name', ['X-Series-Double-Shoulder-7DOF', 'A-2085-06G'])
 def test_corners_are_passed_without_stopping_and_free_as_played(robots, name):
-    """Polylines of 2 to 4 segments between random states, every segment free (checked
-    at 5 mm), rounded by the planner (``hrdf_ros.motion.corners``, counts not time:
-    deterministic): each trajectory, played at 1 kHz as joint_trajectory_controller plays
-    it, is free in mplib's check at every sample, within the limits (0.1 %), at rest at
-    the goal; none takes longer than stopping at every corner, and their median takes at
-    most 0.85 of it."""
+    """Polylines of 2 to 4 segments between random states, every segment proven free,
+    rounded by the planner (``hrdf_ros.motion.corners``, counts not time:
+    deterministic): each trajectory is proven free as played, and played at 1 kHz as
+    joint_trajectory_controller plays it, is free in mplib's check at every sample, within
+    the limits (0.1 %), at rest at the goal; none takes longer than stopping at every
+    corner, and their median takes at most 0.85 of it."""
     from hrdf_ros.motion import corners
     from hrdf_ros.motion.joint_path import segment_free
     model, planner, mplib = robots[name]
@@ -220,16 +220,16 @@ def test_corners_are_passed_without_stopping_and_free_as_played(robots, name):
         count = int(rng.integers(3, 6))
         path = rng.uniform(-2.5, 2.5, (count, model.dof_count))
         if any(planner.in_collision(q) for q in path) or not all(
-                segment_free(planner.scene, planner._arms, a, b)
-                for a, b in zip(path[:-1], path[1:])):
+                segment_free(planner.scene, a, b) for a, b in zip(path[:-1], path[1:])):
             continue
         stopping = planner._timed(path, False, limits)
-        rounded = corners.rounded_trajectory(planner.scene, planner._arms, path,
+        rounded = corners.rounded_trajectory(planner.scene, path,
                                              planner.trajectory_joints, columns,
                                              planner._ratios, *limits, math.inf)
         if rounded is None:                     # the planner keeps stopping there
             ratios.append(1.0)
             continue
+        assert corners.played_free(planner.scene, rounded, path[0], columns, planner._ratios)
         _, played = check_trajectory(rounded, path[0], path[-1], planner)
         full = np.tile(path[0], (len(played), 1))
         full[:, columns] = played * planner._ratios[columns]
@@ -251,21 +251,29 @@ def _line_duration(start, goal, velocity, acceleration):
 
 @pytest.mark.parametrize('name', ROBOTS)
 def test_joint_motions_are_free_as_played_and_lines_time_optimal(robots, name):
+    """12 random pairs of free states: every plan, played as joint_trajectory_controller
+    plays it, is free in mplib's check at every 1 kHz sample, within the limits, at rest
+    at the goal, and the same request plans the same trajectory again (counts, not time:
+    the same bits); a straight line is time-optimal but for its 0.5 % of jerk ramps."""
     model, planner, mplib = robots[name]
     rng = np.random.default_rng(7)
     pairs = free_states(planner, 24, rng, width=2.0).reshape(12, 2, -1)
     lines = planned = 0
-    for start, goal in pairs:
-        plan = planner.plan(start, goal, planning_time=2.0, max_velocity_scaling_factor=0.8)
+    for k, (start, goal) in enumerate(pairs):
+        plan = planner.plan(start, goal, planning_time=60.0, max_velocity_scaling_factor=0.8)
         if not plan.success:
             assert plan.error_code == -1 and 'no collision-free path' in plan.message
             continue
         planned += 1
+        if k < 3:
+            again = planner.plan(start, goal, planning_time=60.0,
+                                 max_velocity_scaling_factor=0.8)
+            assert again.trajectory.to_dict() == plan.trajectory.to_dict()
         times, played = check_trajectory(plan.trajectory, start, goal, planner, 0.8)
         columns = [planner.joint_names.index(j) for j in plan.trajectory.joint_names]
         full = np.tile(start, (len(played), 1))
         full[:, columns] = played
-        assert not any(mplib.collides(q) for q in full[::2]), 'collides as played'
+        assert not any(mplib.collides(q) for q in full), 'collides as played'
         if len(plan.path) == 2:                 # the line: time-optimal but for 0.5 %
             lines += 1
             optimal = _line_duration(start[columns], plan.path[-1][columns],

@@ -233,13 +233,14 @@ def test_the_checker_keeps_the_view_extra_in_view(tmp_path):
 
 def test_only_the_compiled_kernels_import_numba_and_only_when_chosen():
     """numba (the extra hrdf_ros[fast]) is imported by kinematics/compiled.py,
-    compiled_ik.py, motion/compiled_sieve.py and motion/compiled_seeds.py alone, and those
-    modules by nothing but each other at module level (kinematics/backend.py, ik.py,
-    motion/sieve.py and motion/collision_free_ik.py load them when the numba path is
-    used); the CLI and the node import neither."""
+    compiled_ik.py, motion/compiled_sieve.py, compiled_seeds.py, compiled_clearance.py and
+    compiled_certified.py alone, and those modules by nothing but each other at module
+    level (kinematics/backend.py, ik.py, motion/sieve.py, collision_free_ik.py,
+    clearance.py and certified.py load them when the numba path is used); the CLI and
+    the node import neither."""
     kernels = {os.path.join('kinematics', f'{name}.py'): name
                for name in ('compiled', 'compiled_ik')}
-    for name in ('compiled_sieve', 'compiled_seeds'):
+    for name in ('compiled_sieve', 'compiled_seeds', 'compiled_clearance', 'compiled_certified'):
         kernels[os.path.join('motion', f'{name}.py')] = name
     for relative, path in MODULES:
         if relative not in kernels:

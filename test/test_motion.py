@@ -15,13 +15,14 @@ from hrdf_ros import load
 from hrdf_ros.cli import main
 from hrdf_ros.export.moveit import moveit_package
 from hrdf_ros.motion import MotionPlanner, collision_objects, read_collision_objects
+from hrdf_ros.motion import joint_path
 from hrdf_ros.motion.joint_path import segment_free, turned_goals
 from hrdf_ros.motion.objects import collision_object
 from hrdf_ros.motion.timing import line_trajectory, polyline_trajectory
 from hrdf_ros.motion.trajectory import JointTrajectory, demand, playback, quintic_coefficients
 
 from conftest import BUNDLED_ARM, KITS_DIR
-from motion_helpers import MIN_SEGMENT, check_trajectory, free_states
+from motion_helpers import MIN_SEGMENT, check_trajectory, free_states, played_states
 
 GRIPPER_KIT = os.path.join(KITS_DIR, 'A-2085-06G.hrdf')
 
@@ -114,8 +115,10 @@ def test_answers_carry_moveits_error_codes(arm):
     assert plain.success and len(plain.path) == 2
 
 
-def test_no_path_in_the_time_given_is_code_minus_one(arm):
-    """The line from start to goal through a ball: no path within 1 ms (-1)."""
+def test_the_time_cap_is_code_minus_one_and_says_so(arm):
+    """The line from start to goal through a ball: a time cap of 1 ms ends the search
+    before its first motion check (-1, and the message says that it was the cap); with
+    the default cap there is a path."""
     start = np.array([0.0, 1.0, 1.8, 0.5, 1.4, 0.0])
     goal = start.copy()
     goal[0] = 1.5
@@ -126,9 +129,11 @@ def test_no_path_in_the_time_given_is_code_minus_one(arm):
     assert not planner.in_collision(start) and not planner.in_collision(goal)
     plan = planner.plan(start, goal, planning_time=0.001)
     assert (plan.success, plan.error_code) == (False, -1)
-    assert plan.message == ('no collision-free path found in 0.001 s; most often blocked '
-                            'by end_effector_mount1 - ball (1 of 1 states in collision)')
-    assert planner.plan(start, goal, planning_time=2.0).success     # there is one
+    assert plan.message == ('planning stopped at its time cap of 0.001 s (planning_time) '
+                            f'after 0 of {joint_path.MOTION_CHECKS} motion checks; give it '
+                            'more time; most often blocked by end_effector_mount1 - ball '
+                            '(1 of 1 states in collision)')
+    assert planner.plan(start, goal).success     # there is one
 
 
 def test_trajectories_are_the_controllers(arm, tmp_path):
@@ -194,10 +199,9 @@ def test_an_angle_goes_the_other_way_round_when_the_shorter_way_is_walled(arm):
     start = np.array([0.0, 1.0, 1.8, 0.5, 1.4, 0.0])
     goal = start + np.array([2.5, 0.0, 0.0, 0.0, 0.0, 0.0])
     assert walled.in_collision(start + np.array([yaw, 0, 0, 0, 0, 0]))
-    arms = walled._arms
     other_way = goal - np.array([2 * math.pi, 0, 0, 0, 0, 0])
-    assert segment_free(walled.scene, arms, start, other_way)
-    plan = walled.plan(start, goal, planning_time=2.0)
+    assert segment_free(walled.scene, start, other_way)
+    plan = walled.plan(start, goal)
     assert plan.success, plan.message
     check_trajectory(plan.trajectory, start, goal, walled)
 
@@ -408,21 +412,20 @@ def test_rounded_corners_are_timed_within_the_limits_as_played():
 
 def test_a_corner_whose_arc_collides_is_cut_less(arm):
     """A ball where a rounded corner's arc takes the end effector (and the polyline does
-    not): the corner is cut less, the trajectory free as played, no faster than without
-    the ball, no slower than stopping at the corner."""
+    not): the corner is cut less, the trajectory proven free as played and free at every
+    10 kHz sample, no faster than without the ball, no slower than stopping at the
+    corner."""
     from hrdf_ros.motion import corners
-    from hrdf_ros.motion.corners import played_states
-    from hrdf_ros.motion.joint_path import segment_free
     path = np.array([[-1.5, 0.8, 1.6, 0.0, 0.6, 0.0], [1.5, 0.8, 1.6, 0.0, 0.6, 0.0],
                      [1.5, -0.6, 0.4, 0.0, 0.6, 0.0]])
     columns = np.array(arm._columns)
     limits = arm._scaled_limits(1.0, 1.0)
 
     def rounded():
-        return corners.rounded_trajectory(arm.scene, arm._arms, path, arm.trajectory_joints,
+        return corners.rounded_trajectory(arm.scene, path, arm.trajectory_joints,
                                           columns, arm._ratios, *limits, math.inf)
     free = rounded()
-    _, states = played_states(free, path[0], columns, arm._ratios, arm._arms)
+    states = played_states(free, path[0], columns, arm._ratios, 10000.0)
     tool = arm.kinematics.end_effector(states)[:, :3, 3]
     line = arm.kinematics.end_effector(np.concatenate(
         [np.linspace(a, b, 400) for a, b in zip(path[:-1], path[1:])]))[:, :3, 3]
@@ -432,13 +435,15 @@ def test_a_corner_whose_arc_collides_is_cut_less(arm):
             'pose': {'position': middle.tolist()}}
     arm.set_collision_objects([ball])
     try:
-        assert all(segment_free(arm.scene, arm._arms, a, b) for a, b in zip(path[:-1], path[1:]))
+        assert all(segment_free(arm.scene, a, b) for a, b in zip(path[:-1], path[1:]))
         assert not arm.scene.free(states).all()          # the first rounding hits it
+        assert not corners.played_free(arm.scene, free, path[0], columns, arm._ratios)
         cut = rounded()
         stopping = arm._timed(path, False, limits)
         assert cut is not None
-        _, played = played_states(cut, path[0], columns, arm._ratios, arm._arms)
-        assert arm.scene.free(played).all()
+        assert corners.played_free(arm.scene, cut, path[0], columns, arm._ratios)
+        assert arm.scene.free(played_states(cut, path[0], columns, arm._ratios,
+                                            10000.0)).all()
         assert free.duration < cut.duration <= stopping.duration
     finally:
         arm.set_collision_objects([])
@@ -456,11 +461,11 @@ def test_no_path_names_the_pair_that_blocked_most_often():
     start = np.array([2.0, 0.6, 1.5, 0.0, 1.0, 0.0])
     goal = start * [-1, 1, 1, 1, 1, 1]
     assert not planner.in_collision(start) and not planner.in_collision(goal)
-    plan = planner.plan(start, goal, planning_time=0.5)
+    plan = planner.plan(start, goal, planning_time=60.0)
     assert plan.error_code == -1
-    assert re.fullmatch(r'no collision-free path found in 0\.5 s; most often blocked by '
-                        r'link1 - wall \((\d+) of (\d+) states in collision\)',
-                        plan.message), plan.message
+    assert re.fullmatch(rf'no collision-free path found in {joint_path.MOTION_CHECKS} motion '
+                        r'checks; most often blocked by link1 - wall \((\d+) of (\d+) '
+                        r'states in collision\)', plan.message), plan.message
 
 
 def test_the_controllers_quintic_plays_a_cubic_exactly():

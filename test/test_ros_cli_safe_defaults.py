@@ -76,7 +76,7 @@ def test_the_cases_are_what_they_say(planner, mplib):
     assert ('actuator1', 'rigid_body1') in planner.colliding_pairs(np.array(IN_COLLISION))
     for q in (START, GOAL_BEHIND, IK_STATE):
         assert not planner.in_collision(np.array(q)) and not mplib.collides(q)
-    assert not segment_free(planner.scene, planner._arms, np.array(START),
+    assert not segment_free(planner.scene, np.array(START),
                             np.array(GOAL_BEHIND))
     target = planner.kinematics.end_effector(np.array(IK_STATE))
     plain = planner.solve_ik(target, np.array(START), avoid_collisions=False, timeout=0.05)

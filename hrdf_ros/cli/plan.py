@@ -52,8 +52,12 @@ def add_parser(sub) -> None:
     p.add_argument('--limits', metavar='YAML', help='joint position limits (as hrdf ik)')
     p.add_argument('--ignore-collisions', action='store_true',
                    help='plan without collision checks (the straight line)')
-    p.add_argument('--planning-time', type=float, default=1.0, metavar='S',
-                   help='time for the search, s (default 1)')
+    p.add_argument('--planning-time', type=float, default=5.0, metavar='S',
+                   help='cap on the search against a hang, s (default 5, MoveIt\'s; the '
+                        'search itself is bounded by counts: the same request gives the '
+                        'same plan)')
+    p.add_argument('--seed', type=int, default=0, metavar='N',
+                   help='seed of the sampling-based planner, 0 to 2^32 - 1 (default 0)')
     p.add_argument('--max-step', type=float, default=0.01, metavar='M',
                    help='Cartesian step, m (default 0.01)')
     p.add_argument('--max-velocity-scaling-factor', type=float, default=1.0, metavar='F',
@@ -88,7 +92,8 @@ def _request(args, planner, start):
             raise UsageError('--goal is a joint goal: give --xyz (and --cartesian) instead, '
                              'not both')
         goal = parse_positions(args.goal, planner.model.dof_count, '--goal')
-        return planner.plan(start, goal, planning_time=args.planning_time, **options)
+        return planner.plan(start, goal, planning_time=args.planning_time, seed=args.seed,
+                            **options)
     if args.xyz is None:
         raise UsageError('give a goal: --goal "q1 q2 ..." or a pose with --xyz')
     target, orientation = _target(args)     # position only without a rotation option
@@ -98,7 +103,7 @@ def _request(args, planner, start):
         return planner.cartesian_path(start, [target], index=args.end_effector,
                                       max_step=args.max_step, **options)
     return planner.plan(start, pose=target, index=args.end_effector, orientation=orientation,
-                        planning_time=args.planning_time, **options)
+                        planning_time=args.planning_time, seed=args.seed, **options)
 
 
 def cmd_plan(args) -> int:

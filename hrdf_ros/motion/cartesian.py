@@ -11,8 +11,8 @@ most ``max_step`` / :data:`ROTATION_RADIUS` rad of rotation: a point 0.1 m from 
 effector moves at most ``max_step``). Each step is solved by IK seeded with the state
 before, without restarts (a restart would jump to another branch). The path stops at the
 first step that fails, that collides (with ``avoid_collisions``: the joint-space segment
-from the state before, checked as a joint motion is, no point of a link moving more than
-:data:`~.resolution.STEP` between two checked states), or where the joint path leaves
+from the state before, proven free as a joint motion is, :mod:`.certified`), or where
+the joint path leaves
 the line: the state halfway between two consecutive states (joint-space
 interpolation) must put the end effector within :data:`POSITION_PRECISION` m of the line
 and :data:`ORIENTATION_PRECISION` rad of the slerp (MoveIt's ``CartesianPrecision``).
@@ -27,8 +27,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..kinematics import Kinematics
-from .joint_path import segment_free
-from .resolution import interpolate, interpolation_counts
+from .pieces import line_pieces
 from .scene import PlanningScene
 
 #: m: how far the end effector may be from the line between checked states.
@@ -43,8 +42,9 @@ SUBDIVISIONS = 6
 STEP_ITERATIONS = 60
 #: Why a path stopped short: no IK solution from the state before (or only by a
 #: restart), a state (a step's, or between two) in collision, the joint path leaving the
-#: line however often the step was halved.
-STOPS = ('ik', 'collision', 'line')
+#: line however often the step was halved, the trajectory through the states not proven
+#: free as joint_trajectory_controller plays it (the planner's check, after timing).
+STOPS = ('ik', 'collision', 'line', 'played')
 
 
 def _quaternion(rotation: np.ndarray) -> np.ndarray:
@@ -108,22 +108,24 @@ class _Segment:
         return distance, rotation_angle(pose[:3, :3], wanted)
 
 
-def _first_collision(scene: PlanningScene, arms: np.ndarray, a: np.ndarray,
-                    b: np.ndarray) -> np.ndarray:
-    """The first state in collision on the segment from a to b (checked densely)."""
-    states = interpolate(a, b, int(interpolation_counts(a[None], b[None], arms)[0]))[1:]
-    free = scene.free(states)
-    return states[int(np.argmin(free))]
+def _refusal(scene: PlanningScene, a: np.ndarray, b: np.ndarray):
+    """('collision', the checked state nearest to touching, the pair that refused it) of
+    the segment from a to b."""
+    found = scene.certify(line_pieces(np.stack([a, b])))
+    if found.state is None:
+        return 'collision', b, None
+    return 'collision', found.state, scene.row_pair(found.row)
 
 
-def follow(kinematics: Kinematics, scene: PlanningScene, arms: np.ndarray,
-           start: np.ndarray, waypoints: Sequence[np.ndarray], index: int, max_step: float,
+def follow(kinematics: Kinematics, scene: PlanningScene, start: np.ndarray,
+           waypoints: Sequence[np.ndarray], index: int, max_step: float,
            avoid_collisions: bool, limits: np.ndarray, orientation: str,
-           tolerances: Tuple[float, float]) -> Tuple[np.ndarray, float, Optional[tuple]]:
+           tolerances: Tuple[float, float]
+           ) -> Tuple[np.ndarray, float, Optional[tuple], np.ndarray]:
     """The states of the path that could be followed (module docstring), the start
     first; the fraction of its steps they cover; None, or why it stopped: (one of
-    :data:`STOPS`, the state (dof,) in collision or None). ``arms``: the lever arms of
-    :func:`~.resolution.lever_arms`."""
+    :data:`STOPS`, the state (dof,) in collision or None); and (K,) the share of the
+    path's steps done at each state."""
     segments: List[_Segment] = []
     previous = kinematics.end_effector(start, index)
     for pose in waypoints:
@@ -132,6 +134,7 @@ def follow(kinematics: Kinematics, scene: PlanningScene, arms: np.ndarray,
     counts = [segment.steps(max_step) for segment in segments]
     total = sum(counts)
     states = [np.asarray(start, dtype=float)]
+    progress = [0.0]
     done = 0
     stop: List[tuple] = []            # the last reason a step failed
 
@@ -141,10 +144,10 @@ def follow(kinematics: Kinematics, scene: PlanningScene, arms: np.ndarray,
                                      orientation_tolerance=tolerances[1], timeout=None,
                                      max_iterations=STEP_ITERATIONS)
         if not result.success or result.restarts:
-            stop[:] = [('ik', None)]
+            stop[:] = [('ik', None, None)]
             return None
         if avoid_collisions and scene.in_collision(result.positions):
-            stop[:] = [('collision', result.positions)]
+            stop[:] = [('collision', result.positions, None)]
             return None
         return result.positions
 
@@ -156,12 +159,12 @@ def follow(kinematics: Kinematics, scene: PlanningScene, arms: np.ndarray,
         middle = (q_a + q_b) / 2
         pose = kinematics.end_effector(middle, index)
         distance, angle = segment.off_line(pose, (u_a + u_b) / 2, orientation)
-        clear = not avoid_collisions or segment_free(scene, arms, q_a, q_b)
+        clear = not avoid_collisions or scene.segment_free(q_a, q_b)
         if distance <= POSITION_PRECISION and angle <= ORIENTATION_PRECISION and clear:
             return [q_b]
         if depth >= SUBDIVISIONS:
-            stop[:] = [('collision', _first_collision(scene, arms, q_a, q_b))
-                       if not clear else ('line', None)]
+            stop[:] = [_refusal(scene, q_a, q_b)
+                       if not clear else ('line', None, None)]
             return []
         u_m = (u_a + u_b) / 2
         first = reach(segment, q_a, u_a, u_m, depth + 1)
@@ -174,7 +177,10 @@ def follow(kinematics: Kinematics, scene: PlanningScene, arms: np.ndarray,
         for k in range(1, count + 1):
             found = reach(segment, states[-1], (k - 1) / count, k / count, 0)
             if not found:
-                return np.array(states), done / total if total else 1.0, stop[-1]
+                return (np.array(states), done / total if total else 1.0, stop[-1],
+                        np.array(progress))
             states.extend(found)
+            progress.extend(np.linspace(done / total, (done + 1) / total,
+                                        len(found) + 1)[1:].tolist())
             done += 1
-    return np.array(states), 1.0, None
+    return np.array(states), 1.0, None, np.array(progress)

@@ -1,31 +1,28 @@
-"""Passing a planned path's corners without stopping, where that is free of collision.
+"""Passing a planned path's corners without stopping, where that is proven free of
+collision.
 
 In: a collision-free polyline (K, dof) (HEBI joint positions, model order; its segments
-checked by :mod:`.joint_path`), the :class:`~.scene.PlanningScene` and the lever arms
-of :mod:`.resolution`, the trajectory's joints (their columns in the state, gear
-ratios) and their scaled limits, and the most a corner may be cut (``tolerance``, rad or
-m of URDF joint values, Euclidean over the trajectory's joints). Out: a
-:class:`~.trajectory.JointTrajectory` that rounds the corners (:mod:`.blend_path`,
-:mod:`.blended_timing`) and is free of collision as joint_trajectory_controller plays
-it, or None.
+proven free by :mod:`.joint_path`), the :class:`~.scene.PlanningScene`, the trajectory's
+joints (their columns in the state, gear ratios) and their scaled limits, and the most a
+corner may be cut (``tolerance``, rad or m of URDF joint values, Euclidean over the
+trajectory's joints). Out: a :class:`~.trajectory.JointTrajectory` that rounds the
+corners (:mod:`.blend_path`, :mod:`.blended_timing`) and is proven free of collision as
+joint_trajectory_controller plays it, or None.
 
 1. Every interior corner is rounded with a deviation of ``tolerance``.
-2. The trajectory is timed and played as the controller plays it (1 kHz quintics,
-   :func:`~.trajectory.playback`), and the played states are checked, no point of a link
-   moving more than :data:`~.resolution.STEP` between two checked states (states
-   between two 1 kHz samples, on the line between them, where the samples are farther
-   apart).
-3. Each corner whose arc holds a state in collision has its deviation halved (the
-   deviation its arc had, which the segments' lengths may have made smaller than the
-   one asked for); below :data:`SMALLEST` of its first one it is not rounded at all (the
+2. The trajectory is timed, and its quintics between points, as the controller plays
+   them, are proven free or refused piece by piece (:func:`played_free`,
+   :mod:`.certified`: the whole continuous motion, not samples of it).
+3. Each corner whose arc holds a refused piece has its deviation halved (the deviation
+   its arc had, which the segments' lengths may have made smaller than the one asked
+   for); below :data:`SMALLEST` of its first one it is not rounded at all (the
    trajectory stops there, as on the polyline). Then again from 2, at most
    :data:`ROUNDS` times.
 
-A state in collision on a straight part shrinks the arcs beside it (the played motion
-leaves the line a little where it turns onto an arc); on a straight part with no arc
-beside it, the trajectory follows the checked polyline itself (checked at states 5 mm
-apart): the corners cannot help, the answer is None, and the caller keeps the polyline
-that stops at every corner.
+A refused piece on a straight part shrinks the arcs beside it (the played motion leaves
+the line a little where it turns onto an arc); on a straight part with no arc beside it
+the corners cannot help: the answer is None, and the caller keeps the polyline that
+stops at every corner (itself proven as played).
 """
 from __future__ import annotations
 
@@ -35,9 +32,9 @@ import numpy as np
 
 from .blend_path import BlendPath
 from .blended_timing import blended_trajectory
-from .resolution import STEP
+from .pieces import trajectory_pieces
 from .scene import PlanningScene
-from .trajectory import JointTrajectory, playback
+from .trajectory import JointTrajectory
 
 #: A corner's deviation is halved where it collides; below this share of the tolerance
 #: the corner is not rounded.
@@ -46,49 +43,39 @@ SMALLEST = 1.0 / 16.0
 ROUNDS = 8
 
 
-def played_states(trajectory: JointTrajectory, full: np.ndarray, columns: np.ndarray,
-                  ratios: np.ndarray, arms: np.ndarray, step: float = STEP):
-    """((M,) times, (M, dof) states) of the trajectory as played at 1 kHz (the other
-    joints of ``full`` (dof,) as given), thinned so that no point of a link moves more
-    than ``step`` (m, by the lever arms) between two kept states, and filled in with
-    states on the line between two samples that are farther apart than that."""
-    times, played = playback(trajectory)
-    states = np.repeat(full[None], len(played), axis=0)
-    states[:, columns] = played * ratios[columns]
-    travel = (np.abs(np.diff(states, axis=0)) @ arms).tolist()
-    kept, fill, moved = [0], [], 0.0
-    for k, distance in enumerate(travel):
-        if distance > step:
-            if k not in kept[-1:]:
-                kept.append(k)
-            fill.append(k)
-            kept.append(k + 1)
-            moved = 0.0
-        elif moved + distance > step:
-            kept.append(k)
-            moved = distance
-        else:
-            moved += distance
-    if kept[-1] != len(times) - 1:
-        kept.append(len(times) - 1)
-    # between samples k and k + 1 of ``fill``: count - 1 states, count = ceil(travel / step)
-    fill = np.array(fill, dtype=int)
-    counts = np.ceil(np.array(travel)[fill] / step).astype(int) if len(fill) else fill
-    k = np.repeat(fill, counts - 1)
-    first = np.repeat(np.cumsum(counts - 1) - (counts - 1), counts - 1)
-    fractions = ((np.arange(len(k)) - first + 1) / np.repeat(counts, counts - 1))[:, None]
-    times = np.concatenate([times[kept], times[k] + (times[k + 1] - times[k]) * fractions[:, 0]])
-    states = np.concatenate([states[kept], states[k] + (states[k + 1] - states[k]) * fractions])
-    order = np.argsort(times, kind='stable')
-    return times[order], states[order]
+def played_pieces(trajectory: JointTrajectory, full: np.ndarray, columns: np.ndarray,
+                  ratios: np.ndarray) -> np.ndarray:
+    """(K - 1, 6, dof) the quintics joint_trajectory_controller plays between the
+    trajectory's K points, as Bernstein pieces of whole states (HEBI positions; the joints
+    the trajectory does not name at their values in ``full`` (dof,))."""
+    return trajectory_pieces(trajectory.time_from_start, trajectory.positions,
+                             trajectory.velocities, trajectory.accelerations, full, columns,
+                             ratios)
 
 
-def rounded_trajectory(scene: PlanningScene, arms: np.ndarray, path: np.ndarray,
+def played_free(scene: PlanningScene, trajectory: JointTrajectory, full: np.ndarray,
+                columns: np.ndarray, ratios: np.ndarray) -> bool:
+    """True when the trajectory, as played, is proven free of collision at every instant
+    (:func:`played_pieces`, :meth:`~.scene.PlanningScene.certify`)."""
+    if len(trajectory.time_from_start) < 2:
+        return not scene.in_collision(_state(trajectory.positions[0], full, columns, ratios))
+    return bool(scene.certify(played_pieces(trajectory, full, columns, ratios)).free.all())
+
+
+def _state(values: np.ndarray, full: np.ndarray, columns: np.ndarray,
+           ratios: np.ndarray) -> np.ndarray:
+    state = np.array(full, dtype=float)
+    state[columns] = values * ratios[columns]
+    return state
+
+
+def rounded_trajectory(scene: PlanningScene, path: np.ndarray,
                        joint_names, columns: np.ndarray, ratios: np.ndarray,
                        velocity_limits: np.ndarray, acceleration_limits: np.ndarray,
-                       tolerance: float) -> Optional[JointTrajectory]:
-    """The corners of ``path`` rounded where that is free as played (module docstring);
-    None when a straight part collides as played, TOPP-RA fails, or the rounds run out.
+                       tolerance: float, margins=0.0) -> Optional[JointTrajectory]:
+    """The corners of ``path`` rounded where that is proven free as played (module
+    docstring); None when a straight part is refused as played, TOPP-RA fails, or the
+    rounds run out.
 
     Args:
         path: (K, dof) the polyline, K >= 3, model order (HEBI positions).
@@ -96,6 +83,8 @@ def rounded_trajectory(scene: PlanningScene, arms: np.ndarray, path: np.ndarray,
         ratios: (dof,) gear ratios (a URDF value is the HEBI position / ratio).
         velocity_limits, acceleration_limits: (n,) of the trajectory's joints, scaled.
         tolerance: the largest deviation at a corner (URDF joint values, Euclidean).
+        margins: m, how far apart the played motion keeps every checked pair (scalar
+            or per pair, :meth:`~.scene.PlanningScene.certify`).
     """
     waypoints = (path / ratios)[:, columns]
     keep = np.concatenate([[True], np.any(np.diff(waypoints, axis=0) != 0.0, axis=1)])
@@ -120,13 +109,20 @@ def rounded_trajectory(scene: PlanningScene, arms: np.ndarray, path: np.ndarray,
                                      trajectory.positions * scale,
                                      trajectory.velocities * scale,
                                      trajectory.accelerations * scale)
-        times, states = played_states(trajectory, full, columns, ratios, arms)
-        hit = np.flatnonzero(~scene.free(states))
-        if not len(hit):
+        refused = np.flatnonzero(~scene.certify(played_pieces(trajectory, full, columns, ratios),
+                                                stop_at_first=False,
+                                                margins=margins).free)
+        if not len(refused):
             return trajectory
-        s = np.interp(times[hit], trajectory.time_from_start, where)
+        # the path's pieces under each refused piece of the trajectory, from the one at
+        # its start to the one at its end
+        first_piece = rounded.piece_of(np.asarray(where)[refused])
+        last_piece = rounded.piece_of(np.asarray(where)[refused + 1])
+        under = np.unique(np.concatenate([np.arange(p0, p1 + 1) for p0, p1 in
+                                          zip(np.minimum(first_piece, last_piece),
+                                              np.maximum(first_piece, last_piece))]))
         corners = set()
-        for piece in np.unique(rounded.piece_of(s)):
+        for piece in under:
             if rounded.corners[piece] >= 0:
                 corners.add(rounded.corners[piece])
                 continue

@@ -1,31 +1,38 @@
 """Collision-free joint-space paths: the straight line when it is free, else OMPL.
 
 In: a start and a goal state (dof,) (HEBI joint positions), a
-:class:`~.scene.PlanningScene`, the lever arms of :mod:`.resolution` and position bounds.
-Out: a polyline (K, dof) from start to goal whose every segment is free of collision at
-every state checked (no point of a link moving more than :data:`.resolution.STEP`
-between two), or ``None`` when none was found in time.
+:class:`~.scene.PlanningScene`, position bounds, a seed and count budgets. Out: a
+polyline (K, dof) from start to goal whose every segment is proven free of collision at
+every state on it (:meth:`~.scene.PlanningScene.segment_free`, :mod:`.certified`), or
+``None`` when none was found within the budget.
 
-* The straight line from start to goal, checked densely: when it is free, it is the path.
+* The straight line from start to goal: when it is proven free, it is the path.
 * Otherwise OMPL's RRT-Connect (PyPI ``ompl``: Kuffner and LaValle, "RRT-Connect: An
   Efficient Approach to Single-Query Path Planning", ICRA 2000; MoveIt's default planner)
   in the joints' ranges (the limits; for a joint without limits, an angle, half a turn
-  beyond the start and the goals), its motions checked as above, to any of the goals
-  given (an angle's goal can be reached turning either way); then OMPL's path simplifier
-  (shortcuts and vertex reduction) in the time that is left, at most half the planning
-  time. The start and goal states are checked by the caller.
+  beyond the start and the goals), each motion it tries proven free or refused, to any of
+  the goals given (an angle's goal can be reached turning either way), for at most
+  :data:`MOTION_CHECKS` motions; then OMPL's path simplifier (shortcuts, a B-spline
+  smoothing, vertex reduction), its motions proven the same way, for at most
+  :data:`SIMPLIFY_CHECKS` motions. The start and goal states are checked by the caller.
+
+The same request gives the same path: OMPL's random numbers are seeded from the request
+(``ompl.util.RNG.setSeed(seed + 1)`` before the planner and the simplifier are built, each
+request building its own, one request at a time in a process) and the work is bounded by
+those counts, not by time. ``planning_time`` is only a cap against a hang: when it runs
+out first the answer is None and the :class:`Outcome` says so.
 """
 from __future__ import annotations
 
 import itertools
 import math
+import threading
 import time
 from typing import Optional
 
 import numpy as np
 
 from .requirements import require
-from .resolution import STEP, interpolate, interpolation_counts
 from .scene import PlanningScene
 
 #: Angles (joints without limits) up to which a plan may end with any of them turned the
@@ -33,27 +40,35 @@ from .scene import PlanningScene
 TURN_COMBINATIONS = 7
 #: RRT-Connect's longest extension, rad (0: OMPL's default, a fifth of the space's extent).
 RRT_RANGE = 0.0
-#: States of a motion checked first, spread along it.
-PROBES = 8
-#: How far a point of a link may move between two states the planner checks, m: coarser
-#: than :data:`~.resolution.STEP`, the path found is then checked at that step (and
-#: planned again at it where it collides).
-COARSE_STEP = 0.02
+#: Motions RRT-Connect may check before it gives up (a count, not a time: the same
+#: request gives the same answer on any machine and under any load).
+MOTION_CHECKS = 1500
+#: Motions the simplifier may check.
+SIMPLIFY_CHECKS = 400
+#: One planning request at a time per process: OMPL's random numbers come from one
+#: process-wide generator of seeds.
+_LOCK = threading.Lock()
 
 
-def segment_free(scene: PlanningScene, arms: np.ndarray, start: np.ndarray,
-                 goal: np.ndarray, step: float = STEP) -> bool:
-    """True when every checked state strictly after ``start`` up to ``goal`` is free, no
-    point of a link moving more than ``step`` (m) between two: :data:`PROBES` states
-    spread along the motion first (most colliding motions stop there), then all, in
-    batches (:meth:`~.scene.PlanningScene.free`)."""
-    count = int(interpolation_counts(start[None], goal[None], arms, step)[0])
-    states = interpolate(start, goal, count)[1:]
-    if len(states) > 2 * PROBES:
-        spread = states[np.linspace(0, len(states) - 1, PROBES).round().astype(int)]
-        if not scene.free(spread, stop_at_first=True).all():
-            return False
-    return bool(scene.free(states, stop_at_first=True).all())
+class Outcome:
+    """How a :func:`plan_path` ended (for the answer's message).
+
+    Attributes:
+        motion_checks: motions checked by RRT-Connect.
+        simplify_checks: motions checked by the simplifier.
+        timed_out: the time cap ended the search before its budget.
+    """
+
+    def __init__(self):
+        self.motion_checks = self.simplify_checks = 0
+        self.timed_out = False
+
+
+def segment_free(scene: PlanningScene, start: np.ndarray, goal: np.ndarray) -> bool:
+    """True when the straight joint-space motion from ``start`` to ``goal`` (dof,) is
+    proven free of collision at every state on it
+    (:meth:`~.scene.PlanningScene.segment_free`)."""
+    return scene.segment_free(start, goal)
 
 
 def turned_goals(start: np.ndarray, goal: np.ndarray, angles: np.ndarray,
@@ -76,8 +91,8 @@ def turned_goals(start: np.ndarray, goal: np.ndarray, angles: np.ndarray,
     return goals[np.argsort(cost, kind='stable')]
 
 
-def _ompl_setup(scene: PlanningScene, arms: np.ndarray, low: np.ndarray, high: np.ndarray,
-                step: list):
+def _ompl_setup(scene: PlanningScene, low: np.ndarray, high: np.ndarray, counter: list,
+                margins):
     ob = require('ompl.base')
     og = require('ompl.geometric')
     util = require('ompl.util')
@@ -99,63 +114,80 @@ def _ompl_setup(scene: PlanningScene, arms: np.ndarray, low: np.ndarray, high: n
 
     class Motions(ob.MotionValidator):
         def checkMotion(self, a, b):         # noqa: N802 - OMPL's name
-            return segment_free(scene, arms, as_array(a), as_array(b), step[0])
+            counter[0] += 1
+            return scene.segment_free(as_array(a), as_array(b), margins)
 
     validator = Motions(info)
     info.setMotionValidator(validator)
-    return ob, og, space, setup, as_array, validator
+    return ob, og, util, space, setup, as_array, validator
 
 
-def plan_path(scene: PlanningScene, arms: np.ndarray, start: np.ndarray, goals: np.ndarray,
-              low: np.ndarray, high: np.ndarray, planning_time: float) -> Optional[np.ndarray]:
+def plan_path(scene: PlanningScene, start: np.ndarray, goals: np.ndarray, low: np.ndarray,
+              high: np.ndarray, planning_time: float, seed: int = 0,
+              outcome: Optional['Outcome'] = None, margins=0.0) -> Optional[np.ndarray]:
     """The path (module docstring) from ``start`` (dof,) to one of ``goals`` (G, dof), the
     same state but for whole turns of angles: the straight line to the first, else a plan
-    to any free one. ``low``/``high`` (dof,) the limits (inf: none).
+    to any free one. ``low``/``high`` (dof,) the limits (inf: none); ``planning_time`` s,
+    the cap; ``seed`` an integer in [0, 2^32 - 1]; ``outcome`` an :class:`Outcome` to fill;
+    ``margins`` (m, scalar or per checked pair) how far apart every motion keeps the pairs
+    (:meth:`~.scene.PlanningScene.certify`).
 
     Raises:
         ImportError: ompl missing (the motion extra), only when the line is not free.
     """
     began = time.perf_counter()
+    outcome = Outcome() if outcome is None else outcome
     goals = np.atleast_2d(goals)
-    if segment_free(scene, arms, start, goals[0]):
+    if scene.segment_free(start, goals[0], margins):
         return np.stack([start, goals[0]])
     low = np.where(np.isfinite(low), low, np.minimum(start, goals.min(axis=0)) - math.pi)
     high = np.where(np.isfinite(high), high, np.maximum(start, goals.max(axis=0)) + math.pi)
-    step = [COARSE_STEP]
-    ob, og, space, setup, as_array, validator = _ompl_setup(scene, arms, low, high, step)
+    counter = [0]
 
-    def state_of(values):
-        state = space.allocState()
-        for k, value in enumerate(values):
-            state[k] = float(value)
-        return state
+    def out_of_time() -> bool:
+        if time.perf_counter() - began > planning_time:
+            outcome.timed_out = True
+            return True
+        return False
 
-    setup.setStartState(state_of(start))
-    region = ob.GoalStates(setup.getSpaceInformation())
-    held = [state_of(goal) for goal in goals if not scene.in_collision(goal)]
-    for state in held:
-        region.addState(state)
-    setup.setGoal(region)
-    planner = og.RRTConnect(setup.getSpaceInformation())
-    if RRT_RANGE:
-        planner.setRange(RRT_RANGE)
-    setup.setPlanner(planner)
-    for _ in range(2):          # coarse checks first; densely again if the path collides
-        left = planning_time - (time.perf_counter() - began)
-        if left <= 0.0 or not setup.solve(left) or not setup.haveExactSolutionPath():
+    with _LOCK:
+        require('ompl.util').RNG.setSeed(int(seed) + 1)
+        ob, og, util, space, setup, as_array, validator = _ompl_setup(scene, low, high,
+                                                                      counter, margins)
+
+        def state_of(values):
+            state = space.allocState()
+            for k, value in enumerate(values):
+                state[k] = float(value)
+            return state
+
+        setup.setStartState(state_of(start))
+        region = ob.GoalStates(setup.getSpaceInformation())
+        for goal in goals:
+            if not scene.in_collision(goal):
+                region.addState(state_of(goal))
+        setup.setGoal(region)
+        planner = og.RRTConnect(setup.getSpaceInformation())
+        if RRT_RANGE:
+            planner.setRange(RRT_RANGE)
+        setup.setPlanner(planner)
+        simplifier = og.PathSimplifier(setup.getSpaceInformation())
+        search = ob.PlannerTerminationCondition(
+            lambda: counter[0] >= MOTION_CHECKS or out_of_time())
+        solved = setup.solve(search) and setup.haveExactSolutionPath()
+        outcome.motion_checks = counter[0]
+        if not solved:
             return None
-        left = planning_time - (time.perf_counter() - began)
         path = setup.getSolutionPath()
-        if left > 0.0:
-            simplifier = og.PathSimplifier(setup.getSpaceInformation())
-            simplifier.simplify(path, min(left, planning_time / 2))
+        counter[0] = 0
+        polish = ob.PlannerTerminationCondition(
+            lambda: counter[0] >= SIMPLIFY_CHECKS or out_of_time())
+        simplifier.simplify(path, polish, False)
+        outcome.simplify_checks = counter[0]
+        if outcome.timed_out:
+            return None
         waypoints = np.array([as_array(path.getState(k)) for k in range(path.getStateCount())])
-        waypoints[0] = start
-        waypoints[-1] = goals[np.argmin(np.abs(goals - waypoints[-1]).sum(axis=1))]
-        if step[0] == STEP or all(segment_free(scene, arms, a, b)
-                                  for a, b in zip(waypoints[:-1], waypoints[1:])):
-            del validator
-            return waypoints
-        step[0] = STEP
-        setup.clear()
-    return None
+        del validator
+    waypoints[0] = start
+    waypoints[-1] = goals[np.argmin(np.abs(goals - waypoints[-1]).sum(axis=1))]
+    return waypoints

@@ -16,6 +16,7 @@ out, with a note.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -89,15 +90,54 @@ def solid(geometry, shape, cache):
     corners = mesh_triangles(shape, cache)
     model = geometry.BVHModelOBBRSS()
     model.beginModel(len(corners), 3 * len(corners))
-    model.addSubModel(corners.reshape(-1, 3), np.arange(3 * len(corners)).reshape(-1, 3))
+    model.addVertices(np.ascontiguousarray(corners.reshape(-1, 3), dtype=float))
+    model.addTriangles(np.arange(3 * len(corners), dtype=np.int64).reshape(-1, 3))
     model.endModel()
     return model
+
+
+def farthest(shape, cache) -> float:
+    """m, the farthest a point of a collision shape is from its link's origin (exact: a
+    box's farthest corner, a cylinder's farthest rim point, a mesh's farthest vertex).
+
+    Raises:
+        ValueError, OSError: a mesh that cannot be read.
+    """
+    rotation, centre = shape.pose[:3, :3], shape.pose[:3, 3]
+    if shape.kind == 'box':
+        signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)])
+        corners = centre + (signs * np.array(shape.size, dtype=float) / 2) @ rotation.T
+        return float(np.max(np.linalg.norm(corners, axis=1)))
+    if shape.kind == 'cylinder':
+        radius, length = shape.size
+        axis = rotation[:, 2]
+        out = 0.0
+        for end in (centre + axis * length / 2, centre - axis * length / 2):
+            along = float(end @ axis)
+            across = float(np.linalg.norm(end - along * axis))
+            out = max(out, float(np.hypot(along, across + radius)))
+        return out
+    if shape.kind == 'sphere':
+        return float(np.linalg.norm(centre)) + float(shape.size[0])
+    return float(np.max(np.linalg.norm(mesh_vertices(shape, cache), axis=1), initial=0.0))
+
+
+def mesh_vertices(shape, cache) -> np.ndarray:
+    """(V, 3) the distinct vertices of a mesh shape in its link's frame, m.
+
+    Raises:
+        ValueError, OSError: a mesh that cannot be read.
+    """
+    corners = np.unique(mesh_triangles(shape, cache).reshape(-1, 3), axis=0)
+    return corners @ shape.pose[:3, :3].T + shape.pose[:3, 3]
 
 
 @dataclass
 class RobotShape:
     """One collision shape: its link, Pinocchio joint, placement on that joint (4, 4),
-    FCL geometry, and the box that contains it (pose in the link frame, half sizes)."""
+    FCL geometry, the box that contains it (pose in the link frame, half sizes), the
+    farthest its points are from the link's origin (m, :func:`farthest`) and, for a
+    mesh, its vertices in the link frame ((V, 3), m; None for a primitive)."""
 
     link: str
     joint: int
@@ -105,6 +145,8 @@ class RobotShape:
     geometry: object
     box: np.ndarray
     half: np.ndarray
+    reach: float = 0.0
+    vertices: Optional[np.ndarray] = None
 
 
 @dataclass
@@ -132,6 +174,30 @@ class PinocchioRobot:
         q = np.zeros(self.model.nq)
         q[self.q_index] = positions * self.scale
         return q
+
+
+def gripper_values(current: Dict[str, float], limits: Dict[str, Tuple[float, float]],
+                   positions) -> Dict[str, float]:
+    """``current`` ({finger joint: rad}) with ``positions`` over it, each checked against
+    its (lower, upper) ``limits``.
+
+    Raises:
+        ValueError: a name that is no finger joint, or a value that is not finite or
+            outside the joint's limits.
+    """
+    values = dict(current)
+    for name, value in dict(positions).items():
+        if name not in values:
+            known = ', '.join(values) or 'none: the robot has no parallel gripper'
+            raise ValueError(f"gripper position of '{name}': not a finger joint "
+                             f'(finger joints: {known})')
+        low, high = limits[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
+                or not math.isfinite(value) or not low - 1e-9 <= value <= high + 1e-9:
+            raise ValueError(f'gripper position of {name} must be a number in '
+                             f'[{low:.6g}, {high:.6g}] rad, got {value!r}')
+        values[name] = float(value)
+    return values
 
 
 def build(description: RobotDescription, poser: LinkPoser,
@@ -178,7 +244,9 @@ def build(description: RobotDescription, poser: LinkPoser,
         joint, pose = placed[index[link]]
         try:
             built = [RobotShape(link, joint, pose @ s.pose, solid(geometry, s, cache),
-                                *bounding_box(s, cache)) for s in link_shapes]
+                                *bounding_box(s, cache), farthest(s, cache),
+                                mesh_vertices(s, cache) if s.kind == 'mesh' else None)
+                     for s in link_shapes]
         except (ValueError, OSError) as exc:
             notes[link] = str(exc)
             continue

@@ -35,6 +35,14 @@ from .requests import (FAILURE, GOAL_IN_COLLISION, GOAL_STATE_INVALID,  # noqa: 
                        scaled_limits, state_problem, stop_text)
 from .trajectory import JointTrajectory
 
+#: Collision-free IK of a pose goal: starts, and steps per start (counts, not a time).
+GOAL_IK_ATTEMPTS = 64
+GOAL_IK_ITERATIONS = 300
+#: The largest seed (a uint32; OMPL is seeded with seed + 1, its seeds being > 0).
+MAX_SEED = 2 ** 32 - 1
+#: s, the default cap on a request's search (MoveIt's default allowed_planning_time); the
+#: search itself is bounded by counts (``hrdf_ros.motion.joint_path``).
+PLANNING_TIME = 5.0
 
 
 @dataclass
@@ -130,30 +138,39 @@ class MotionPlanner(PlannerSetup):
             return timing.smooth_path_trajectory(self.trajectory_joints, values, *limits)
         return timing.polyline_trajectory(self.trajectory_joints, values, *limits)
 
-    def _goal_pose(self, pose, index: int, start: np.ndarray, timeout: float,
-                   orientation: Optional[str], avoid_collisions: bool):
+    def _goal_pose(self, pose, index: int, start: np.ndarray, orientation: Optional[str],
+                   avoid_collisions: bool):
         target = np.asarray(pose, dtype=float)
         if target.shape != (4, 4) or not np.all(np.isfinite(target)):
             raise ValueError('pose: expected a finite (4, 4) transform')
         if orientation is None:
             orientation = default_orientation(len(self.kinematics.end_effector_joints(index)))
-        return self.solve_ik(target, start, index=index, orientation=orientation,
-                             timeout=timeout, avoid_collisions=avoid_collisions)
+        options = dict(index=index, orientation=orientation, timeout=None,
+                       max_iterations=GOAL_IK_ITERATIONS)
+        if avoid_collisions:
+            options['max_attempts'] = GOAL_IK_ATTEMPTS
+        return self.solve_ik(target, start, avoid_collisions=avoid_collisions, **options)
 
     def plan(self, start, goal=None, *, pose=None, index: int = 0,
-             avoid_collisions: bool = True, planning_time: float = 1.0,
+             avoid_collisions: bool = True, planning_time: float = PLANNING_TIME,
              max_velocity_scaling_factor: float = 1.0,
              max_acceleration_scaling_factor: float = 1.0,
-             orientation: Optional[str] = None) -> MotionPlan:
+             orientation: Optional[str] = None, seed: int = 0) -> MotionPlan:
         """A motion from ``start`` to a joint ``goal`` (dof,) or to a ``pose`` (4, 4) of
         end effector ``index`` (collision-free IK seeded at the start, with the
         ``orientation`` objective of :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`,
-        by default the one the end effector's joints give): the straight joint-space line
-        when it is free, else a sampling-based plan, shortcut (``hrdf_ros.motion.joint_path``); timed
-        to the scaled limits (``hrdf_ros.motion.timing``), its corners passed without
-        stopping where that is free of collision as the controller plays it and faster
-        (``hrdf_ros.motion.corners``, within ``blend_tolerance``; not counted in
-        ``planning_time``, its work bounded by counts). A revolute joint without limits (URDF
+        by default the one the end effector's joints give; at most
+        :data:`GOAL_IK_ATTEMPTS` starts of :data:`GOAL_IK_ITERATIONS` steps): the straight
+        joint-space line when it is proven free, else a sampling-based plan, shortcut
+        (``hrdf_ros.motion.joint_path``: OMPL seeded with ``seed``, its work bounded by
+        counts); timed to the scaled limits (``hrdf_ros.motion.timing``), its corners
+        passed without stopping where that is proven free of collision as the controller
+        plays it and faster (``hrdf_ros.motion.corners``, within ``blend_tolerance``).
+        Every motion of the answer, as joint_trajectory_controller plays it, is proven
+        free of collision (``hrdf_ros.motion.certified``), not sampled. The same request
+        (``seed`` included) gives the same trajectory, bit for bit; ``planning_time``
+        (s) only caps the search against a hang, and when it ends the search first the
+        answer says so (PLANNING_FAILED). A revolute joint without limits (URDF
         continuous) is an angle, as MoveIt plans continuous joints: it ends at the goal's
         angle, whole turns from the value given, turning the shorter way on a straight
         line and either way on a planned path (``path[-1]`` says where); every other
@@ -161,7 +178,7 @@ class MotionPlanner(PlannerSetup):
 
         Raises:
             ValueError: a wrong request (module docstring); neither or both of goal and
-                pose; planning_time <= 0.
+                pose; planning_time <= 0; a seed that is no integer in [0, 2^32 - 1].
         """
         began = time.perf_counter()
         start = self._state(start, 'start')
@@ -171,6 +188,9 @@ class MotionPlanner(PlannerSetup):
             raise ValueError('give a joint goal or a pose, not both and not neither')
         if not (np.isfinite(planning_time) and planning_time > 0.0):
             raise ValueError(f'planning_time must be > 0 s, got {planning_time}')
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or \
+                not 0 <= seed <= MAX_SEED:
+            raise ValueError(f'seed must be an integer in [0, {MAX_SEED}], got {seed!r}')
 
         def answer(code, message='', path=None, trajectory=None):
             return MotionPlan(code == SUCCESS, code, message, 1.0 if code == SUCCESS else 0.0,
@@ -181,8 +201,7 @@ class MotionPlanner(PlannerSetup):
         if problem:
             return answer(*problem)
         if pose is not None:
-            ik = self._goal_pose(pose, index, start, min(0.1, planning_time / 2), orientation,
-                                 avoid_collisions)
+            ik = self._goal_pose(pose, index, start, orientation, avoid_collisions)
             if not ik.success:
                 return answer(NO_IK_SOLUTION, 'no collision-free IK solution for the pose: '
                               f'the best is {ik.position_error:.3g} m and '
@@ -195,31 +214,58 @@ class MotionPlanner(PlannerSetup):
         problem = self._problem(goal, 'goal', avoid_collisions)
         if problem:
             return answer(*problem)
-        if avoid_collisions:
-            goals = joint_path.turned_goals(start, goal, self._continuous, self._arms)
-            with self.scene.counting_blocks():
-                path = joint_path.plan_path(
-                    self.scene, self._arms, start, goals, *self.position_limits.T,
-                    max(planning_time - (time.perf_counter() - began), 1e-3))
-            if path is None:
-                return answer(PLANNING_FAILED, f'no collision-free path found in '
-                              f'{planning_time:g} s' + blocked_text(self.scene))
-        else:
+        if not avoid_collisions:
             path = np.stack([start, goal])
-        return answer(SUCCESS, path=path, trajectory=self._rounded(path, limits))
+            return answer(SUCCESS, path=path, trajectory=self._rounded(path, limits, False))
+        goals = joint_path.turned_goals(start, goal, self._continuous, self._arms)
+        # (whole turns change no distance: the start and the goal give the margins)
+        margins = self.scene.margins(self.clearance, np.stack([start, goal]))
+        outcome = joint_path.Outcome()
+        with self.scene.counting_blocks():
+            path = joint_path.plan_path(
+                self.scene, start, goals, *self.position_limits.T,
+                max(planning_time - (time.perf_counter() - began), 1e-3), int(seed), outcome,
+                margins)
+        if path is None:
+            if outcome.timed_out:
+                return answer(PLANNING_FAILED, f'planning stopped at its time cap of '
+                              f'{planning_time:g} s (planning_time) after '
+                              f'{outcome.motion_checks} of {joint_path.MOTION_CHECKS} '
+                              'motion checks; give it more time' + blocked_text(self.scene))
+            return answer(PLANNING_FAILED, f'no collision-free path found in '
+                          f'{joint_path.MOTION_CHECKS} motion checks'
+                          + blocked_text(self.scene))
+        trajectory = self._rounded(path, limits, True, margins)
+        if trajectory is None:
+            return answer(PLANNING_FAILED, 'the trajectory along the path found could not be '
+                          'proven free as played' + blocked_text(self.scene))
+        return answer(SUCCESS, path=path, trajectory=trajectory)
 
-    def _rounded(self, path: np.ndarray, limits) -> JointTrajectory:
-        """The trajectory along a checked polyline: its corners rounded where that is
-        free of collision as played (``hrdf_ros.motion.corners``) when that is faster,
-        else stopping at every corner."""
+    def played_free(self, trajectory: JointTrajectory, full: np.ndarray) -> bool:
+        """True when ``trajectory``, as joint_trajectory_controller plays it (its quintics
+        between points), is proven free of collision at every instant, the joints it does
+        not name at their values in ``full`` (dof,) (``hrdf_ros.motion.certified``)."""
+        return corners.played_free(self.scene, trajectory, full, np.array(self._columns),
+                                   self._ratios)
+
+    def _rounded(self, path: np.ndarray, limits, checked: bool, margins=0.0
+                 ) -> Optional[JointTrajectory]:
+        """The trajectory along a proven polyline: its corners rounded where that is
+        proven free as played (``hrdf_ros.motion.corners``) when that is faster, else
+        stopping at every corner; with ``checked``, None when even that is not proven
+        free as played (its quintics follow the segments to rounding)."""
         trajectory = self._timed(path, False, limits)
-        if len(path) < 3 or self.blend_tolerance <= 0.0:
+        if not checked:
             return trajectory
-        rounded = corners.rounded_trajectory(
-            self.scene, self._arms, path, self.trajectory_joints, np.array(self._columns),
-            self._ratios, *limits, self.blend_tolerance)
-        if rounded is not None and rounded.duration < trajectory.duration:
-            return rounded
+        if len(path) >= 3 and self.blend_tolerance > 0.0:
+            rounded = corners.rounded_trajectory(
+                self.scene, path, self.trajectory_joints, np.array(self._columns),
+                self._ratios, *limits, self.blend_tolerance, margins)
+            if rounded is not None and rounded.duration < trajectory.duration:
+                return rounded
+        return trajectory if self.played_free(trajectory, path[0]) else None
+        if checked and not self.played_free(trajectory, path[0]):
+            return None
         return trajectory
 
     def cartesian_path(self, start, waypoints, *, index: int = 0, max_step: float = 0.01,
@@ -245,10 +291,27 @@ class MotionPlanner(PlannerSetup):
         if problem:
             return MotionPlan(False, *problem, planning_time=time.perf_counter() - began)
         chain = len(self.kinematics.end_effector_joints(index))
-        states, fraction, stop = cartesian.follow(
-            self.kinematics, self.scene, self._arms, start, poses, index, max_step,
-            avoid_collisions, self.position_limits, default_orientation(chain), (1e-5, 1e-5))
+        states, fraction, stop, progress = cartesian.follow(
+            self.kinematics, self.scene, start, poses, index, max_step, avoid_collisions,
+            self.position_limits, default_orientation(chain), (1e-5, 1e-5))
         trajectory = self._timed(states, True, limits)
+        while avoid_collisions and len(states) > 1:
+            # the spline through the states leaves their chords: prove it as played, and
+            # where it is refused, end the path before
+            proof = self.scene.certify(corners.played_pieces(trajectory, states[0],
+                                                             np.array(self._columns),
+                                                             self._ratios))
+            if proof.free.all():
+                break
+            # end at the state where the refused piece starts (the trajectory's points are
+            # the states, but for repeated ones; 2 states: a line's knots)
+            point = trajectory.positions[max(proof.refused, 0)]
+            at = int(np.argmin(np.abs(self._trajectory_values(states) - point).sum(axis=1)))
+            keep = min(at + 1, len(states) - 1)
+            pair = self.scene.row_pair(proof.row) if proof.row >= 0 else None
+            states, fraction = states[:keep], float(progress[keep - 1])
+            stop = ('played', proof.state, pair)
+            trajectory = self._timed(states, True, limits)
         message = '' if stop is None else \
             f'followed {100 * fraction:.1f} % of the path; ' + stop_text(stop, self.scene)
         return MotionPlan(True, SUCCESS, message, fraction, time.perf_counter() - began,

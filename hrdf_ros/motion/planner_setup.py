@@ -25,6 +25,9 @@ from .requests import collision_objects_list, position_limits
 from .resolution import lever_arms
 from .scene import PlanningScene
 
+#: m, how far apart planned motions keep the checked pairs by default (proven).
+CLEARANCE = 0.001
+
 
 class PlannerSetup:
     """The robot a :class:`~.planner.MotionPlanner` plans for (module docstring)."""
@@ -32,7 +35,8 @@ class PlannerSetup:
     def __init__(self, model: RobotModel, collision_objects: Sequence = (),
                  joint_limits=None, *, description=None, kinematics: Optional[str] = None,
                  gripper_positions: Optional[Mapping[str, float]] = None,
-                 blend_tolerance: float = math.inf, semantics=None):
+                 blend_tolerance: float = math.inf, semantics=None,
+                 clearance: float = CLEARANCE):
         """Build the planning scene (the robot's collision geometry and the SRDF's
         disabled pairs: computed once per robot and process, a fraction of a second).
 
@@ -58,6 +62,10 @@ class PlannerSetup:
             semantics: the SRDF's content (groups, disabled collision pairs:
                 ``hrdf_ros.description.semantics.Semantics`` of ``description``) when
                 not the default ``semantics(description)``.
+            clearance: m, >= 0: how far apart planned motions keep every checked pair,
+                proven along the whole motion (a pair already closer at the start or
+                the goal: half as far as it is there); the trajectory as played is then
+                proven free of collision with room to spare for rounding.
 
         Raises:
             ImportError: the motion extra is missing (one message naming it).
@@ -65,6 +73,10 @@ class PlannerSetup:
         """
         if not (isinstance(blend_tolerance, (int, float)) and blend_tolerance >= 0.0):
             raise ValueError(f'blend_tolerance must be a number >= 0, got {blend_tolerance!r}')
+        if isinstance(clearance, bool) or not isinstance(clearance, (int, float)) or \
+                not 0.0 <= clearance < math.inf:
+            raise ValueError(f'clearance must be a number >= 0 m, got {clearance!r}')
+        self.clearance = float(clearance)
         self.blend_tolerance = float(blend_tolerance)
         self.model, self.kinematics = model, Kinematics(model, kinematics)
         self.description = description or describe(model, 'robot')

@@ -61,9 +61,17 @@ def state_problem(q: np.ndarray, which: str, limits: np.ndarray,
 
 def stop_text(stop: tuple, scene) -> str:
     """Why a Cartesian path stopped (:data:`.cartesian.STOPS`), in words."""
-    kind, state = stop
+    kind, state, pair = stop
     if kind == 'collision':
-        return 'the next step collides: ' + pair_text(scene.colliding_pairs(state))
+        pairs = scene.colliding_pairs(state)
+        if pairs or pair is None:
+            return 'the next step collides: ' + pair_text(pairs)
+        return ('the next step comes too close to be proven free of collision: '
+                + pair_text([pair]))
+    if kind == 'played':
+        return ('the trajectory through the next states, as joint_trajectory_controller '
+                'plays it, could not be proven free of collision'
+                + (': ' + pair_text([pair]) if pair else ''))
     if kind == 'line':
         return (f'the joints leave the line there (by more than '
                 f'{1000 * cartesian.POSITION_PRECISION:g} mm or '

@@ -90,4 +90,98 @@ def interpolate(start: np.ndarray, goal: np.ndarray, count: int) -> np.ndarray:
     return start + fractions * (goal - start)
 
 
-__all__: List[str] = ['STEP', 'interpolate', 'interpolation_counts', 'lever_arms']
+class ShapeArms:
+    """Per collision shape, how far its points move when the joints move (module docstring),
+    for :func:`pair_weights`.
+
+    Attributes:
+        arms: (S, dof) r[s, k]: no point of shape s moves more than r[s, k] |dq_k| when
+            degree of freedom k alone moves by dq_k (HEBI position units: m per rad, or
+            1 for a prismatic joint; divided by the gear ratio), whatever the other
+            joints' values, but for the prismatic joints below k on the chain
+            (``slides``).
+        moves: (S, dof) bool, whether k moves shape s at all.
+        slides: ``[(m, (S, dof) C_m)]`` per prismatic degree of freedom m: r[s, k] grows
+            by C_m[s, k] |q_m| (q_m its HEBI position) where m lies between k and the
+            shape (the chain is then longer by m's extension).
+    """
+
+    def __init__(self, arms: np.ndarray, moves: np.ndarray, slides):
+        self.arms, self.moves, self.slides = arms, moves, slides
+
+
+def shape_arms(poser: LinkPoser, shapes: Sequence, dof_names: Sequence[str],
+               ratios: Sequence[float], held: Dict[str, float] = None) -> ShapeArms:
+    """The :class:`ShapeArms` of collision shapes.
+
+    Args:
+        poser: the URDF's joints.
+        shapes: per shape (link name, m: the farthest its points are from the link's
+            origin).
+        dof_names: the degrees of freedom, in the model's order.
+        ratios: (dof,) gear ratios (a URDF joint value is the HEBI position / ratio).
+        held: ``{joint: URDF value}`` of the movable joints that are no degree of
+            freedom (grippers' finger joints, held where the scene holds them; 0 when
+            missing): a held prismatic joint lengthens the chain by its extension.
+    """
+    ratios = np.asarray(ratios, dtype=float)
+    index = {name: k for k, name in enumerate(poser.links)}
+    parent_motion = {m.child: m for m in poser.motions}
+    dof_of = {k: dof_names.index(name) for k, name in enumerate(poser.joints)
+              if name in dof_names}
+    held = held or {}
+    dof = len(dof_names)
+    arms, moves = np.zeros((len(shapes), dof)), np.zeros((len(shapes), dof), dtype=bool)
+    slides: Dict[int, np.ndarray] = {}
+    for s, (link, reach) in enumerate(shapes):
+        length, node, below = float(reach), index[link], []   # prismatic dofs below
+        while node in parent_motion:
+            motion = parent_motion[node]
+            k = dof_of.get(motion.column)
+            gain = abs(motion.multiplier)
+            if k is not None:
+                moves[s, k] = True
+                if motion.prismatic:
+                    arms[s, k] += gain
+                    below.append((k, gain))
+                    length += abs(motion.offset)
+                else:
+                    arms[s, k] += gain * length
+                    for m, slide in below:
+                        slides.setdefault(m, np.zeros((len(shapes), dof)))[s, k] += \
+                            gain * slide / ratios[m]
+            elif motion.prismatic and motion.column >= 0:      # held: a fixed extension
+                value = held.get(poser.joints[motion.column], 0.0)
+                length += abs(motion.multiplier * value + motion.offset)
+            length += float(np.linalg.norm(motion.origin[:3, 3]))
+            node = motion.parent
+    return ShapeArms(arms / ratios, moves,
+                     [(m, c / ratios) for m, c in sorted(slides.items())])
+
+
+def pair_weights(arms: ShapeArms, pairs: np.ndarray, robot_count: int):
+    """((P, dof) W, [(m, (P, dof) W_m)]) of checked pairs of shapes (P, 2) (an index >=
+    ``robot_count`` is a collision object, which no joint moves): along any motion of the
+    joints, the distance between the two shapes of pair p changes by at most
+    sum_k (W[p, k] + sum_m W_m[p, k] max |q_m|) V_k, V_k being joint k's total variation
+    (HEBI units). Only the joints that move one shape of the pair and not the other count:
+    the joints that move both move them rigidly together (the pair as seen from the last
+    link they share does not change)."""
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    count = arms.arms.shape[1]
+    padded = np.vstack([arms.arms, np.zeros((1, count))])
+    moving = np.vstack([arms.moves, np.zeros((1, count), dtype=bool)])
+    i = pairs[:, 0]
+    j = np.where(pairs[:, 1] < robot_count, pairs[:, 1], len(arms.arms))
+    only_i = moving[i] & ~moving[j]
+    only_j = moving[j] & ~moving[i]
+    weights = np.where(only_i, padded[i], 0.0) + np.where(only_j, padded[j], 0.0)
+    slides = []
+    for m, c in arms.slides:
+        c = np.vstack([c, np.zeros((1, count))])
+        slides.append((m, np.where(only_i, c[i], 0.0) + np.where(only_j, c[j], 0.0)))
+    return weights, slides
+
+
+__all__: List[str] = ['STEP', 'ShapeArms', 'interpolate', 'interpolation_counts',
+                      'lever_arms', 'pair_weights', 'shape_arms']

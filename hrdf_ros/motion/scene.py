@@ -30,12 +30,17 @@ the compiled path (``hrdf_ros[fast]``, :mod:`.compiled_sieve`) every check is si
 ~25-30 us a state alone, 3-7 us a state in a motion's batch; on the numpy path, batches
 of :data:`SIEVE_FROM` states and more, every state at once. "In collision" is FCL's: the shapes
 intersect or touch, to its GJK tolerance (shapes a micrometre apart may count as
-touching; tested against mplib's FCL).
+touching; tested against mplib's FCL). A floor is the exception: a shape touches it when
+its own lowest point is at or below the plane (:meth:`~.clearance.Clearance.floor_gaps`),
+since hpp-fcl 2.4.4 calls about half of all cylinders that reach 5 mm into a half-space
+free.
+
+Motions between states are proven free, not sampled: :meth:`PlanningScene.certify` and
+:meth:`PlanningScene.segment_free` (:mod:`.certified`, over the distance bounds of
+:mod:`.clearance` and the motion bounds of :func:`~.resolution.pair_weights`).
 """
 from __future__ import annotations
 
-import math
-from contextlib import contextmanager
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -43,9 +48,13 @@ import numpy as np
 from ..description.robot import RobotDescription
 from ..description.semantics import Semantics
 from ..kinematics import Kinematics
-from . import pinocchio_robot
+from . import pinocchio_robot, scene_geometry
+from .certified import Certifier
+from .scene_proofs import SceneProofs
+from .clearance import Clearance
 from .objects import CollisionObject
 from .requirements import require
+from .resolution import pair_weights, shape_arms
 from .sieve import Sieve, link_sources
 
 Pair = Tuple[str, str]
@@ -56,43 +65,7 @@ SIEVE_FROM = 8
 SIFT_ONE_FROM = 120
 
 
-def _object_box(o: CollisionObject) -> np.ndarray:
-    """(3,) half sizes of the box around an object (inf for a floor)."""
-    if o.type == 'floor':
-        return np.full(3, np.inf)
-    if o.type == 'box':
-        return np.array(o.dimensions) / 2
-    if o.type == 'sphere':
-        return np.full(3, o.dimensions[0])
-    height, radius = o.dimensions
-    return np.array([radius, radius, height / 2])
-
-
-def gripper_values(current: Dict[str, float], limits: Dict[str, Tuple[float, float]],
-                   positions) -> Dict[str, float]:
-    """``current`` ({finger joint: rad}) with ``positions`` over it, each checked against
-    its (lower, upper) ``limits``.
-
-    Raises:
-        ValueError: a name that is no finger joint, or a value that is not finite or
-            outside the joint's limits.
-    """
-    values = dict(current)
-    for name, value in dict(positions).items():
-        if name not in values:
-            known = ', '.join(values) or 'none: the robot has no parallel gripper'
-            raise ValueError(f"gripper position of '{name}': not a finger joint "
-                             f'(finger joints: {known})')
-        low, high = limits[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
-                or not math.isfinite(value) or not low - 1e-9 <= value <= high + 1e-9:
-            raise ValueError(f'gripper position of {name} must be a number in '
-                             f'[{low:.6g}, {high:.6g}] rad, got {value!r}')
-        values[name] = float(value)
-    return values
-
-
-class PlanningScene:
+class PlanningScene(SceneProofs):
     """Collision checks of robot states (module docstring).
 
     Attributes:
@@ -117,6 +90,9 @@ class PlanningScene:
         self._robot = pinocchio_robot.build(description, meaning.poser)
         self._data = self._robot.model.createData()
         self._dof = description.model.dof_count
+        model = description.model
+        self._ratios = np.array([float(model.elements[e].gear_ratio)
+                                 for e in model.dof_elements]).reshape(-1)
         #: {finger joint: URDF value, rad} of the parallel grippers (0: open)
         self.gripper_positions: Dict[str, float] = {
             name: 0.0 for name in description.tree.gripper_joint_names}
@@ -137,66 +113,47 @@ class PlanningScene:
         self._blocks: Optional[np.ndarray] = None      # per pair, while counting
         self.set_objects(objects)
 
-    def _geometry_object(self, name: str, joint: int, placement: np.ndarray, solid):
-        pin = self._pin
-        se3 = pin.SE3(placement[:3, :3], placement[:3, 3])
-        if int(pin.__version__.split('.')[0]) >= 3:
-            return pin.GeometryObject(name, joint, 0, se3, solid)
-        return pin.GeometryObject(name, 0, joint, solid, se3)
-
     def set_objects(self, objects: Sequence[CollisionObject]) -> None:
         """Replace the collision objects.
 
         Raises:
             ValueError: two objects with one name.
         """
-        pin, geometry = self._pin, self._geometry
         names = [o.name for o in objects]
         if len(set(names)) != len(names):
             raise ValueError('collision objects: names must be unique')
         self.objects = {o.name: o for o in objects}
-        model = pin.GeometryModel()
-        owners = [shape.link for shape in self._robot.shapes]
-        for k, shape in enumerate(self._robot.shapes):
-            model.addGeometryObject(self._geometry_object(f'{shape.link}#{k}', shape.joint,
-                                                          shape.placement, shape.geometry))
-        poses = []
-        for o in objects:
-            pose = o.pose()
-            if o.type == 'box':
-                solid = geometry.Box(*o.dimensions)
-            elif o.type == 'sphere':
-                solid = geometry.Sphere(o.dimensions[0])
-            elif o.type == 'cylinder':
-                solid = geometry.Cylinder(o.dimensions[1], o.dimensions[0])
-            else:                        # floor: the half-space below z = position z
-                solid = geometry.Halfspace(np.array([0.0, 0.0, 1.0]), o.position[2])
-                pose = np.eye(4)
-                pose[2, 3] = o.position[2]      # the sieve's plane; FCL's is in the solid
-            model.addGeometryObject(self._geometry_object(o.name, 0, np.eye(4) if
-                                                          o.type == 'floor' else pose, solid))
-            owners.append(o.name)
-            poses.append(pose)
-        count = len(self._robot.shapes)
-        checked = set(self.checked)
-        moving = {shape.link for shape in self._robot.shapes if shape.joint != 0}
-        self._pairs: List[Pair] = []
-        indices = []
-        for i in range(len(owners)):
-            for j in range(i + 1, len(owners)):
-                a, b = owners[i], owners[j]
-                if (j < count and (a, b) in checked) or (i < count <= j and a in moving):
-                    model.addCollisionPair(pin.CollisionPair(i, j))
-                    self._pairs.append((a, b))
-                    indices.append((i, j))
+        built = scene_geometry.build(self._pin, self._geometry, self._robot, objects,
+                                     set(self.checked))
+        model, pairs, count = built.model, built.indices, len(self._robot.shapes)
+        self._pairs: List[Pair] = built.pairs
         self._geometry_model = model
-        self._geometry_data = pin.GeometryData(model)
+        self._geometry_data = self._pin.GeometryData(model)
         self.version += 1
         self._sieve = Sieve(self._kinematics, self._sources, self.links, self._robot.shapes,
-                            np.array(indices, dtype=int).reshape(-1, 2), count,
-                            np.array(poses).reshape(-1, 4, 4),
-                            np.array([_object_box(o) for o in objects]).reshape(-1, 3),
-                            np.array([o.type == 'floor' for o in objects], dtype=bool))
+                            pairs, count, built.object_poses, built.object_boxes,
+                            built.floors)
+        arms = shape_arms(self._poser, [(shape.link, shape.reach) for shape in
+                                        self._robot.shapes],
+                          list(self._description.tree.dof_names), self._ratios,
+                          self.gripper_positions)
+        #: the rows' motion weights (:func:`~.resolution.pair_weights`)
+        self.weights, slides = pair_weights(arms, pairs, count)
+        self.clearance = Clearance(self._pin, self._robot, self._data, model,
+                                   self._geometry_data, pairs, count, self._sieve._owner,
+                                   list(objects), self._sieve.link_poses,
+                                   self._sieve.compiled)
+        # a floor is checked by the shapes' lowest points, not by hpp-fcl (its
+        # cylinder-halfspace test misses contacts: hrdf_ros.motion.clearance)
+        self._floor_rows = self.clearance.floor_rows
+        self._floor_of = {int(row): k for k, row in enumerate(self._floor_rows)}
+        for row in self._floor_rows:
+            self._geometry_data.deactivateCollisionPair(int(row))
+        self._certifier = Certifier(self.clearance, self.weights, slides,
+                                    self._sieve.link_poses, self._dof,
+                                    compiled=self._sieve.compiled,
+                                    free_states=lambda q: self.free(q, stop_at_first=True),
+                                    colliding_row=self._colliding_row)
 
     def set_gripper_positions(self, positions) -> None:
         """Hold the parallel grippers' fingers at ``positions`` (``{finger joint: URDF
@@ -208,7 +165,8 @@ class PlanningScene:
             ValueError: a name that is no finger joint, or a value that is not finite or
                 outside the joint's limits.
         """
-        values = gripper_values(self.gripper_positions, self.gripper_limits, positions)
+        values = pinocchio_robot.gripper_values(self.gripper_positions, self.gripper_limits,
+                                                positions)
         if values == self.gripper_positions:
             return
         description = self._description
@@ -227,39 +185,31 @@ class PlanningScene:
             raise ValueError('joint positions must be finite')
         return q
 
+    def _floor_touching(self, positions: np.ndarray) -> np.ndarray:
+        """(N, F) bool: each floor row's shape at or below its floor, at (N, dof) states."""
+        if not len(self._floor_rows):
+            return np.zeros((len(positions), 0), dtype=bool)
+        return self.clearance.floor_gaps(self._sieve.link_poses(positions)) <= 0.0
+
     def _collides(self, positions: np.ndarray, first: bool) -> bool:
         hit = bool(self._pin.computeCollisions(
             self._robot.model, self._data, self._geometry_model, self._geometry_data,
             self._robot.configuration(positions), first))
-        if hit and self._blocks is not None:
+        found = -1
+        if hit:
             for row, result in enumerate(self._geometry_data.collisionResults):
-                if result.isCollision():
-                    self._blocks[row] += 1
+                if result.isCollision() and row not in self._floor_of:
+                    found = row
                     break
+        self._floors_hit = self._floor_touching(positions[None])[0] if             len(self._floor_rows) and (not hit or not first) else None
+        if self._floors_hit is not None and self._floors_hit.any():
+            if not hit:
+                found = int(self._floor_rows[int(np.argmax(self._floors_hit))])
+            hit = True
+        if hit and self._blocks is not None and found >= 0:
+            self._blocks[found] += 1
+        self._first_row = found
         return hit
-
-    @contextmanager
-    def counting_blocks(self):
-        """Within the block, every state found in collision counts the pair found
-        colliding (the first one checked); :meth:`most_blocking` reads the counts."""
-        self._blocks = np.zeros(len(self._pairs), dtype=np.int64)
-        try:
-            yield
-        finally:
-            self.block_counts, self._blocks = self._blocks, None
-
-    def most_blocking(self) -> Optional[Tuple[Pair, int, int]]:
-        """(the pair of links (or link and object) that the last
-        :meth:`counting_blocks` found in collision most often, how often, of how many
-        states in collision), or None when it found none."""
-        counts = getattr(self, 'block_counts', None)
-        if counts is None or not counts.sum():
-            return None
-        by_pair: Dict[Pair, int] = {}
-        for pair, count in zip(self._pairs, counts.tolist()):
-            by_pair[pair] = by_pair.get(pair, 0) + count
-        pair = max(by_pair, key=lambda p: (by_pair[p], -self._pairs.index(p)))
-        return pair, by_pair[pair], int(counts.sum())
 
     def in_collision(self, positions) -> bool:
         """True when a (dof,) state is in collision (module docstring).
@@ -306,8 +256,25 @@ class PlanningScene:
         """(N,) free, FCL asked only about the sieve's candidates."""
         free = np.ones(len(positions), dtype=bool)
         pin, placed = self._pin, -1
-        for n, row in zip(*self._sieve.candidates(positions)):
+        states, rows = self._sieve.candidates(positions)
+        floors = {}
+        if len(self._floor_rows) and len(rows):
+            on_floor = np.isin(rows, self._floor_rows)
+            if on_floor.any():
+                asked = np.unique(states[on_floor])
+                touching = self._floor_touching(positions[asked])
+                floors = {int(n): touching[k] for k, n in enumerate(asked)}
+        for n, row in zip(states, rows):
             if not free[n]:
+                continue
+            k = self._floor_of.get(int(row))
+            if k is not None:
+                if floors[int(n)][k]:
+                    free[n] = False
+                    if self._blocks is not None:
+                        self._blocks[row] += 1
+                    if stop_at_first:
+                        break
                 continue
             if n != placed:
                 pin.updateGeometryPlacements(self._robot.model, self._data,
@@ -331,7 +298,10 @@ class PlanningScene:
         """
         self._collides(self._state(positions), False)
         found: List[Pair] = []
-        for pair, result in zip(self._pairs, self._geometry_data.collisionResults):
-            if result.isCollision() and pair not in found:
+        for row, (pair, result) in enumerate(zip(self._pairs,
+                                                 self._geometry_data.collisionResults)):
+            k = self._floor_of.get(row)
+            hit = bool(self._floors_hit[k]) if k is not None else result.isCollision()
+            if hit and pair not in found:
                 found.append(pair)
         return found

@@ -38,4 +38,5 @@ def warm_up(planner) -> None:
         step = np.where(limits[columns, 1] > zero[columns], 0.01, -0.01)
         path[1:, columns[0]] += step[0]
         path[2, columns[1]] += step[1]
-        planner._rounded(path, planner._scaled_limits(1.0, 1.0))
+        planner._rounded(path, planner._scaled_limits(1.0, 1.0), True)
+    planner.scene.segment_free(zero, zero)    # the certified check of a segment

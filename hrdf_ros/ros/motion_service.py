@@ -32,8 +32,8 @@ from ..description.robot import describe
 from .ik_service import IkError, IkQueries
 from .loaded_robot import LoadedRobot
 
-#: The longest planning a request may ask for, s (the services' bound).
-MAX_PLANNING_TIME = 5.0
+#: The longest cap on a search a request may ask for, s (the services' bound).
+MAX_PLANNING_TIME = 60.0
 #: shape_msgs/SolidPrimitive type -> the schema's type.
 PRIMITIVES = {1: 'box', 2: 'sphere', 3: 'cylinder'}
 FAILURE = PlanMotion.Response.FAILURE
@@ -45,13 +45,13 @@ INVALID_GOAL_CONSTRAINTS = -16
 class MotionDefaults:
     """The node's motion parameters: scaling factors in (0, 1] for a request's 0
     (MoveIt's default_velocity_scaling_factor / default_acceleration_scaling_factor),
-    planning time in s for a request's 0, the collision objects the node starts with
+    the cap on a search in s for a request's 0, the collision objects the node starts with
     (the schema's mappings, from the ``collision_objects`` file) and the arm
     controller's FollowJointTrajectory action that ``~/move_to`` uses."""
 
     velocity_scaling: float = 0.1
     acceleration_scaling: float = 0.1
-    planning_time: float = 1.0
+    planning_time: float = 5.0
     collision_objects: tuple = ()
     trajectory_action: str = 'arm_controller/follow_joint_trajectory'
 
@@ -247,7 +247,8 @@ class MotionQueries:
                                           **options), index
         return planner.plan(start, goal, pose=goal_pose, index=index,
                             avoid_collisions=request.avoid_collisions,
-                            planning_time=planning_time, **options), index
+                            planning_time=planning_time, seed=int(request.seed),
+                            **options), index
 
     def plan_motion(self, request, response, latest: Optional[np.ndarray]):
         """Fill a PlanMotion response; ``latest``: the last joint_states (HEBI), or None."""

@@ -206,8 +206,10 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'limits for `max_acceleration_scaling_factor: 0` (MoveIt\'s parameter of the '
         'same name and default).', value_range=(1e-3, 1.0)),
     ParameterSpec(
-        'default_planning_time', 1.0, 's: how long `~/plan_motion` searches for a path '
-        'when a request gives no `planning_time` (a request may ask for up to 5 s).',
+        'default_planning_time', 5.0, 's: the cap on `~/plan_motion`\'s search (against '
+        'a hang: the search itself is bounded by counts, so the same request gives the '
+        'same plan) when a request gives no `planning_time` (a request may ask for up to '
+        '60 s); MoveIt\'s default allowed_planning_time.',
         value_range=(1e-3, 5.0)),
     ParameterSpec(
         'trajectory_action', 'arm_controller/follow_joint_trajectory', 'The arm\'s '

@@ -38,12 +38,13 @@ MODES = {'follow': 'follow', 'plan and go': 'plan', 'straight line and go': 'lin
 OBJECTIVES = {'full pose': 'full', 'tip axis': 'tip_axis', 'position only': 'none'}
 #: Colours (0..255) of the sphere at a handle: reached, out of reach.
 REACHED, OUT_OF_REACH = (235, 235, 235), (220, 20, 20)
-#: The search time of one drag update, s: a warm seed converges in a few steps; a target
-#: out of reach takes all of it.
-TIMEOUT = 0.02
-#: The search time of one drag update with the "avoid collisions" switch on, s (restarts
-#: from other seeds until a free solution).
-FREE_TIMEOUT = 0.05
+#: The steps of one drag update's search: a warm seed converges in a few; a target out of
+#: reach takes all of them (~10 ms). A count, not a time: the same drag gives the same
+#: answer on a busy machine.
+ITERATIONS = 1000
+#: With the "avoid collisions" switch on: starts (restarts from other seeds until a free
+#: solution), and steps per start.
+FREE_ATTEMPTS, FREE_ITERATIONS = 16, 300
 #: Scene node of the handles.
 ROOT = '/ik_handles'
 
@@ -236,16 +237,19 @@ class _Robot:
             return
         if free:
             result = planner.solve_ik(self.target(k), q, index=k, orientation=orientation,
-                                      timeout=FREE_TIMEOUT)
+                                      timeout=None, max_iterations=FREE_ITERATIONS,
+                                      max_attempts=FREE_ATTEMPTS)
         else:
             result = self.kinematics.solve_ik(self.target(k), q, index=k,
-                                              orientation=orientation, timeout=TIMEOUT)
+                                              orientation=orientation, timeout=None,
+                                              max_iterations=ITERATIONS)
         if not result.success:
             self.spheres[k].color = OUT_OF_REACH
             angle = '' if orientation == 'none' else f' and {result.orientation_error:.3f} rad'
             self.state[k] = (
-                f'**no configuration free of collision** found in {FREE_TIMEOUT:g} s (the '
-                f'nearest: {result.position_error:.4f} m{angle} away); the arm stays' if free
+                f'**no configuration free of collision** found from {FREE_ATTEMPTS} starts '
+                f'(the nearest: {result.position_error:.4f} m{angle} away); the arm stays'
+                if free
                 else f'**out of reach**: the nearest configuration found is '
                      f'{result.position_error:.4f} m{angle} away; the arm stays')
             return

@@ -28,8 +28,8 @@ FRAME_RATE = 30.0
 PATH_COLOUR, PATH_THICKNESS = (30, 160, 60), 0.004
 #: Scene node of the path.
 PATH = '/planned_path'
-#: The planning time of one request, s.
-PLANNING_TIME = 1.0
+#: The cap on one request's search, s (the search is bounded by counts).
+PLANNING_TIME = 5.0
 
 
 class PlanAndGo:
