@@ -393,9 +393,13 @@ ECHO_DESCRIPTION = ('ros2 topic echo /robot_description std_msgs/msg/String --on
 POSITIONS = '{positions: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}'
 
 
+#: The services whose type is not their name in CamelCase (MoveIt's names).
+SERVICE_TYPES = {'check_state_validity': 'GetStateValidity'}
+
+
 def service_call(service: str, values: str = '', node: str = '/hrdf_ros_node') -> str:
     """The command ``ros2 service call <node>/<service> <type> ['<values>']``."""
-    kind = ''.join(word.title() for word in service.split('_'))
+    kind = SERVICE_TYPES.get(service) or ''.join(word.title() for word in service.split('_'))
     command = f'ros2 service call {node}/{service} hrdf_ros_interfaces/srv/{kind}'
     return command + (f" '{values}'" if values else '')
 

@@ -396,3 +396,55 @@ def test_a_cylinder_in_the_floor_is_found_where_hpp_fcl_misses_it():
             touching += min(heights) < 0 and lowest == 'cylinder'
             assert ((link, 'floor') in pairs) == (min(heights) < 0), (link, heights)
     assert compared >= 60 and touching >= 5, (compared, touching)
+
+
+def test_a_trajectory_is_proven_as_the_controller_interpolates_it():
+    """controller_pieces plays what joint_trajectory_controller plays: straight lines for
+    positions only, cubics (Hermite) with velocities, quintics with accelerations, and from
+    the robot's state at rest to a first point later than 0 (1e-12, against the formulas
+    sampled); played_proof refuses the straight line through a ball from the time of the
+    part that meets it and names the pair, and proves a planned trajectory free."""
+    from hrdf_ros.motion.pieces import controller_pieces
+    planner = MotionPlanner(load(BUNDLED_ARM))
+    columns = np.arange(6)
+    ratios = planner._ratios
+    rng = np.random.default_rng(4)
+    times = np.array([0.5, 1.2, 2.0])
+    p, v = rng.uniform(-1, 1, (3, 6)), rng.uniform(-1, 1, (3, 6))
+    state = rng.uniform(-1, 1, 6)
+    u = np.linspace(0, 1, 11)
+    # positions only: lines from the state, then between points
+    lines = controller_pieces(times, p, None, None, state, columns, ratios)
+    ends = np.vstack([state, p])
+    for k in range(3):
+        expected = ends[k] + u[:, None] * (ends[k + 1] - ends[k])
+        np.testing.assert_allclose(evaluate(lines[k:k + 1], u)[0], expected, atol=1e-12)
+    # with velocities: Hermite cubics (the first from the state at rest)
+    cubics = controller_pieces(times, p, v, None, state, columns, ratios)
+    starts = np.concatenate([[0.0], times])
+    vs = np.vstack([np.zeros(6), v])
+    for k in range(3):
+        h = starts[k + 1] - starts[k]
+        s = u[:, None]
+        hermite = ((2 * s ** 3 - 3 * s ** 2 + 1) * ends[k] + (s ** 3 - 2 * s ** 2 + s) * h * vs[k]
+                   + (-2 * s ** 3 + 3 * s ** 2) * ends[k + 1] + (s ** 3 - s ** 2) * h * vs[k + 1])
+        np.testing.assert_allclose(evaluate(cubics[k:k + 1], u)[0], hermite, atol=1e-12)
+    # a straight line through a ball on the path: refused from its part's start, the ball
+    start, goal = np.array([-1.0, 0.6, 1.2, 0.0, 0.8, 0.0]), np.array([1.0, 0.6, 1.2, 0.0, 0.8, 0.0])
+    middle = planner.kinematics.end_effector((start + goal) / 2)[:3, 3]
+    walled = MotionPlanner(load(BUNDLED_ARM), [{'name': 'ball', 'type': 'sphere',
+                                               'dimensions': [0.05],
+                                               'pose': {'position': middle.tolist()}}])
+    names = walled.joint_names
+    free, when, pair = walled.played_proof(names, [0.0, 1.0, 2.0],
+                                           [start, (start + goal) / 2, goal], state=start)
+    assert not free and when == 0.0 and pair[1] == 'ball', (free, when, pair)
+    plan = walled.plan(start, goal)
+    assert plan.success and len(plan.path) > 2
+    t = plan.trajectory
+    assert walled.played_proof(t.joint_names, t.time_from_start, t.positions, t.velocities,
+                               t.accelerations, state=start) == (True, None, None)
+    with pytest.raises(ValueError, match='times must increase'):
+        walled.played_proof(names, [1.0, 1.0], [start, goal], state=start)
+    with pytest.raises(ValueError, match='not the robot'):
+        walled.played_proof(['elbow'], [0.0], [[0.0]])

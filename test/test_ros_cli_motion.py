@@ -57,6 +57,28 @@ def node(ros2_daemon, workdir):
         yield running
 
 
+#: free, but the straight line from START to it collides: planned around
+BEHIND = [-1.3, -2.4, -0.7, -2.2, -1.4, -1.1, 1.1]
+
+
+def _trajectory(message) -> str:
+    """A trajectory_msgs/JointTrajectory (the parsed response's dict) as ``ros2`` YAML."""
+    points = ', '.join(
+        '{positions: %s, velocities: %s, accelerations: %s, time_from_start: {sec: %d, '
+        'nanosec: %d}}' % (p['positions'], p['velocities'], p['accelerations'],
+                           p['time_from_start']['sec'], p['time_from_start']['nanosec'])
+        for p in message['points'])
+    return f'{{joint_names: {message["joint_names"]}, points: [{points}]}}'.replace("'", '')
+
+
+def _line(start, goal, seconds=2) -> str:
+    """A two-point trajectory of positions only (the controller's straight line)."""
+    names = [f'J{k + 1}' for k in range(len(start))]
+    return (f'{{joint_names: [{", ".join(names)}], points: [{{positions: {list(start)}, '
+            f'time_from_start: {{sec: 0}}}}, {{positions: {list(goal)}, time_from_start: '
+            f'{{sec: {seconds}}}}}]}}')
+
+
 def _same_trajectory(message, plan):
     trajectory = plan.trajectory
     assert message['joint_names'] == trajectory.joint_names
@@ -95,6 +117,8 @@ def test_motion_services_answer_as_the_core(node, planner):
                                                    'orientation: {w: 0.0}}]}'),
         'bad_scaling': ('plan_motion', f'{{goal_state: {_state(GOAL)}, '
                                        'max_velocity_scaling_factor: 2.0}'),
+        'seeded': ('plan_motion', f'{{start_state: {_state(START)}, goal_state: '
+                                  f'{_state(BEHIND)}, seed: 7, {scaling}}}'),
     }
     calls = [service_call(*request) for request in requests.values()]
     answers = dict(zip(requests, service_responses(calls, node.output, timeout=60.0)))
@@ -126,6 +150,17 @@ def test_motion_services_answer_as_the_core(node, planner):
     assert answers['bad_scaling']['error_code'] == 99999
     for name in ('bad_link', 'nan', 'zero_quaternion', 'bad_scaling'):
         assert answers[name]['trajectory']['points'] == []
+    # a seeded plan around: the core's, bit for bit (counts, not time)
+    seeded = planner.plan(np.array(START), np.array(BEHIND), seed=7,
+                          max_velocity_scaling_factor=0.5, max_acceleration_scaling_factor=0.5)
+    assert answers['seeded']['error_code'] == seeded.error_code == 1, answers['seeded']
+    assert len(seeded.path) > 2                            # planned, not the line
+    _same_trajectory(answers['seeded']['trajectory'], seeded)
+    # the planned trajectory, as the controller plays it from START, is proven free
+    [played] = service_responses([service_call(
+        'check_state_validity', f'{{robot_state: {_state(START)}, trajectory: '
+                                f'{_trajectory(joint["trajectory"])}}}')], node.output)
+    assert (played['error_code'], played['valid']) == (1, True), played
 
     # a ball where the start's end effector is, and a floor: counted, and avoided
     crate = f'{{names: [crate], primitives: [{{type: 2, dimensions: [0.08]}}], poses: ' \
@@ -149,6 +184,8 @@ def test_motion_services_answer_as_the_core(node, planner):
                                            f'{_state(beyond)}, avoid_collisions: true, '
                                            'planning_time: 0.001}'),
         'status': ('get_model_status', ''),
+        'through': ('check_state_validity', f'{{robot_state: {_state(GOAL)}, trajectory: '
+                                            f'{_line(GOAL, beyond)}}}'),
     }
     answers = dict(zip(requests, service_responses(
         [service_call(*request) for request in requests.values()], node.output)))
@@ -157,6 +194,10 @@ def test_motion_services_answer_as_the_core(node, planner):
     assert answers['goal_in_collision']['error_code'] == -12
     assert answers['no_path_in_time']['error_code'] == -1, answers['no_path_in_time']
     assert answers['status']['collision_objects'] == 2
+    # a straight line through the crate, played from GOAL: not proven free, the crate named
+    through = answers['through']
+    assert (through['error_code'], through['valid']) == (1, False), through
+    assert through['link_b'] == ['crate'] and 'not proven free' in through['message']
 
 
 def test_two_hundred_plans_keep_tf_at_its_rate_and_memory_flat(node, probe):

@@ -100,3 +100,56 @@ def variation(coefficients: np.ndarray) -> np.ndarray:
     """(I, dof) bounds on each joint's total variation over (I, n + 1, dof) pieces: their
     control polygons' (module docstring)."""
     return np.abs(np.diff(coefficients, axis=1)).sum(axis=1)
+
+
+def elevated(coefficients: np.ndarray, degree: int) -> np.ndarray:
+    """(K, degree + 1, dof) the same pieces as (K, n + 1, dof) ones, n <= degree, written in
+    degree ``degree`` (Bernstein degree elevation: the same polynomial)."""
+    out = np.asarray(coefficients, dtype=float)
+    while out.shape[1] - 1 < degree:
+        n = out.shape[1] - 1
+        i = np.arange(1, n + 1)[None, :, None] / (n + 1)
+        middle = i * out[:, :-1] + (1 - i) * out[:, 1:]
+        out = np.concatenate([out[:, :1], middle, out[:, -1:]], axis=1)
+    return out
+
+
+def controller_pieces(times, positions, velocities, accelerations, full: np.ndarray,
+                      columns: Sequence[int], ratios: np.ndarray) -> np.ndarray:
+    """(K, 6, dof) the motion joint_trajectory_controller plays for a trajectory's points,
+    from the state ``full`` (dof,) at rest: from it to the first point over that point's
+    time (when > 0), then between each two points, as it interpolates
+    (``trajectory.cpp``): a quintic where both points carry accelerations, a cubic where
+    they carry velocities, else a straight line. ``positions`` (K, n) URDF joint values of
+    the ``columns`` of a state; ``velocities``, ``accelerations`` (K, n) or None; the
+    other joints at their values in ``full``; HEBI positions are values times ``ratios``.
+    """
+    from .trajectory import quintic_coefficients  # noqa: PLC0415 - trajectory is above
+    times = np.asarray(times, dtype=float)
+    p = np.asarray(positions, dtype=float)
+    columns = np.asarray(columns, dtype=int)
+    ratios = np.asarray(ratios, dtype=float)
+    start = np.asarray(full, dtype=float)[columns] / ratios[columns]
+    order = 5 if accelerations is not None else 3 if velocities is not None else 1
+    v = np.zeros_like(p) if velocities is None else np.asarray(velocities, dtype=float)
+    a = np.zeros_like(p) if accelerations is None else np.asarray(accelerations, dtype=float)
+    if times[0] > 0.0:                 # from where the robot is, at rest
+        times = np.concatenate([[0.0], times])
+        p, v, a = (np.vstack([start, p]), np.vstack([np.zeros_like(start), v]),
+                   np.vstack([np.zeros_like(start), a]))
+    durations = np.diff(times)
+    if order == 5:
+        c = quintic_coefficients(durations, (p[:-1], v[:-1], a[:-1]), (p[1:], v[1:], a[1:]))
+        local = power_to_bernstein(c.reshape(6, len(durations), -1), durations)
+    elif order == 3:                   # Hermite: p, v at both ends
+        t = durations[:, None]
+        c0, c1 = p[:-1], v[:-1]
+        c2 = (3 * (p[1:] - p[:-1]) - (2 * v[:-1] + v[1:]) * t) / t ** 2
+        c3 = (2 * (p[:-1] - p[1:]) + (v[:-1] + v[1:]) * t) / t ** 3
+        local = elevated(power_to_bernstein(np.stack([c0, c1, c2, c3]), durations), 5)
+    else:
+        local = elevated(np.stack([p[:-1], p[1:]], axis=1), 5)
+    pieces = np.repeat(np.asarray(full, dtype=float)[None, None], len(durations), axis=0)
+    pieces = np.repeat(pieces, 6, axis=1)
+    pieces[:, :, columns] = local * ratios[columns]
+    return pieces

@@ -121,6 +121,65 @@ class PlannerSetup:
         """``[(link, link or object)]`` in collision at a (dof,) state."""
         return self.scene.colliding_pairs(positions)
 
+    def played_proof(self, joint_names, times, positions, velocities=None,
+                     accelerations=None, state=None):
+        """Whether a trajectory, as joint_trajectory_controller plays it from ``state``, is
+        proven free of collision at every instant (``hrdf_ros.motion.certified``; the
+        controller's interpolation: quintics with accelerations, cubics with velocities
+        only, else straight lines; from ``state`` at rest to the first point when its time
+        is > 0).
+
+        Args:
+            joint_names: the trajectory's joints (URDF names of this robot's degrees of
+                freedom).
+            times: (K,) s from the start, strictly increasing, >= 0.
+            positions: (K, n) URDF joint values; velocities, accelerations: (K, n) or None.
+            state: (dof,) HEBI positions of every joint (those the trajectory does not name
+                stay there); default zeros.
+
+        Returns:
+            ``(free, time, pair)``: the time (s) where the first refused part of the motion
+            begins and the pair (link, link or object) that refused it, or
+            ``(True, None, None)``.
+
+        Raises:
+            ValueError: an unknown or repeated joint, arrays of other shapes, times not
+                increasing, values not finite.
+        """
+        from .pieces import controller_pieces  # noqa: PLC0415
+        names = list(joint_names)
+        unknown = [n for n in names if n not in self.joint_names]
+        if unknown or len(set(names)) != len(names):
+            raise ValueError(f'trajectory joints: {", ".join(unknown) or "a joint twice"}: '
+                             f'not the robot\'s joints ({", ".join(self.joint_names)})')
+        times = np.asarray(times, dtype=float)
+        arrays = [np.asarray(x, dtype=float) for x in (positions, velocities, accelerations)
+                  if x is not None]
+        if times.ndim != 1 or not len(times) or any(x.shape != (len(times), len(names))
+                                                    for x in arrays):
+            raise ValueError(f'trajectory: expected {len(names)} values per point at every '
+                             'point')
+        if not all(np.all(np.isfinite(x)) for x in arrays + [times]) or times[0] < 0 or \
+                np.any(np.diff(times) <= 0):
+            raise ValueError('trajectory: times must increase strictly from >= 0 and every '
+                             'value must be finite')
+        full = np.zeros(self.model.dof_count) if state is None else \
+            np.asarray(state, dtype=float)
+        columns = [self.joint_names.index(n) for n in names]
+        if len(times) == 1 and times[0] == 0.0:
+            single = full.copy()
+            single[columns] = arrays[0][0] * self._ratios[columns]
+            pairs = self.scene.colliding_pairs(single)
+            return (not pairs, None if not pairs else 0.0, pairs[0] if pairs else None)
+        pieces = controller_pieces(times, *arrays[:1], velocities, accelerations, full,
+                                   columns, self._ratios)
+        proof = self.scene.certify(pieces)
+        if proof.free.all():
+            return True, None, None
+        starts = np.concatenate([[0.0], times]) if times[0] > 0.0 else times
+        pair = self.scene.row_pair(proof.row) if proof.row >= 0 else None
+        return False, float(starts[proof.refused]), pair
+
     def set_gripper_positions(self, positions: Mapping[str, float]) -> None:
         """Hold the parallel grippers' fingers at ``positions`` (``{finger joint: URDF
         value}``, rad; the finger joints are ``description.tree.gripper_joint_names``,

@@ -307,12 +307,39 @@ class MotionQueries:
         response.valid = False
         try:
             q = self.ik.state(request.robot_state, latest, 'robot_state')
+            if request.trajectory.points:
+                return self._trajectory_validity(request.trajectory, q, response)
             pairs = self.planner().colliding_pairs(q)
         except (IkError, ValueError) as exc:   # the request's codes; the planner's checks
             return _failed(response, exc)
         response.error_code, response.valid = 1, not pairs
         response.link_a = [a for a, _ in pairs]
         response.link_b = [b for _, b in pairs]
+        return response
+
+    def _trajectory_validity(self, trajectory, state: np.ndarray, response):
+        """A GetStateValidity response for a trajectory played from ``state`` (HEBI)."""
+        points = trajectory.points
+        times = [p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in points]
+        fields = []
+        for name in ('positions', 'velocities', 'accelerations'):
+            given = [len(getattr(p, name)) for p in points]
+            if name != 'positions' and not any(given):
+                fields.append(None)
+                continue
+            if any(n != len(trajectory.joint_names) for n in given):
+                raise ValueError(f'trajectory: every point needs {len(trajectory.joint_names)} '
+                                 f'{name} (one per joint name)')
+            fields.append([list(getattr(p, name)) for p in points])
+        if fields[1] is None:
+            fields[2] = None            # accelerations without velocities: not played
+        free, when, pair = self.planner().played_proof(trajectory.joint_names, times,
+                                                       *fields, state=state)
+        response.error_code, response.valid = 1, free
+        if not free:
+            response.link_a, response.link_b = ([pair[0]], [pair[1]]) if pair else ([], [])
+            response.message = (f'the motion from {when:.6g} s on is not proven free of '
+                                'collision' + (f': {pair[0]} - {pair[1]}' if pair else ''))
         return response
 
     def solve_ik(self, request, response, latest: Optional[np.ndarray]):
