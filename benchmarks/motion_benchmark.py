@@ -16,13 +16,18 @@ with a gripper twice, its fingers open and closed, for the collision checks and 
   of ours counts when mplib finds it free and hebi-py's FK puts the end effector within
   2e-5 m and rad of the target.
 * **Joint motions**: ``--pairs`` pairs of random states mplib finds free (in
-  [-2.5, 2.5]); ours (``plan``, 1 s) and mplib's (``plan_qpos``, 1 s). A plan counts when
-  its trajectory, played at 1 kHz as joint_trajectory_controller plays it, is free in
-  mplib's check at every sample (ours), or its samples joined by straight lines are
+  [-2.5, 2.5]); ours (``plan``: its counts, the default 5 s cap) and mplib's
+  (``plan_qpos``, 1 s). A plan counts when its trajectory, played as
+  joint_trajectory_controller plays it at ``--rate`` Hz (10 kHz), is free in mplib's
+  check at every sample (ours; a plan of ours that collides there is counted and named
+  apart: ``collided``, which must be 0), or its samples joined by straight lines are
   free at every 5 mm of link motion (mplib's: its own TOPP-RA samples); mplib's "Success"
   is reported as claimed and as valid. The time to a valid plan (ours where ours is
   valid, mplib's where its is), on the pairs both plan validly, and ours where neither
-  does (no collision-free path: the whole planning time, as MoveIt). Ours also: the
+  does (no collision-free path: ours until its count runs out). The certified checks
+  of ours during the plans: pieces proven or refused per second, and the share proven at
+  once against those cut. ``--busy N`` runs N busy loops beside it all (both cores
+  busy: the same plans, slower). Ours also: the
   limits as played (0.1 %), for straight lines the duration against the closed form
   (1 %), and on plans of 2 or more segments the duration against stopping at every
   corner (the same path, ``hrdf_ros.motion.timing``'s polyline) and against mplib's
@@ -39,6 +44,8 @@ from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
+import json
 import math
 import os
 import sys
@@ -226,7 +233,7 @@ def mplib_topp_duration(planner, mplib, path):
     return float(mplib.planner.TOPP(path[:, columns] / ratios, step=0.01)[-1])
 
 
-def motions(planner, mplib, count, rng):
+def motions(planner, mplib, count, rng, rate):
     arms = planner._arms
     pairs = []
     while len(pairs) < count:
@@ -234,6 +241,8 @@ def motions(planner, mplib, count, rng):
         if not mplib.collides(q[0]) and not mplib.collides(q[1]):
             pairs.append(q)
     warm_up(planner)
+    counts_before = planner.scene.proof_counts
+    collided = []
     ours_ok = ours_planned = peer_claimed = peer_ok = lines = 0
     ours_time = peer_time = 0.0
     both = []                              # (ours s, mplib s) where both are valid
@@ -242,23 +251,34 @@ def motions(planner, mplib, count, rng):
     blocked = {}
     worst_limits = worst_line = 0.0
     limits = planner._scaled_limits(1.0, 1.0)
+    planned = []
     for start, goal in pairs:
         t = time.perf_counter()
-        plan = planner.plan(start, goal, planning_time=1.0)
+        plan = planner.plan(start, goal)
         ours = time.perf_counter() - t
         ours_time += ours
+        planned.append((start, goal, plan, ours))
+    counts = {k: v - counts_before[k] for k, v in planner.scene.proof_counts.items()}
+    digest = hashlib.sha256()            # every plan's trajectory, its bytes: alone or busy
+    for _, _, plan, _ in planned:
+        digest.update(json.dumps(plan.trajectory.to_dict() if plan.success else
+                                 plan.message).encode())
+    for start, goal, plan, ours in planned:
         valid = False
         if plan.success:
             ours_planned += 1
             trajectory = plan.trajectory
-            _, played = playback(trajectory, 1000.0)
+            _, played = playback(trajectory, rate)
             columns = [planner.joint_names.index(j) for j in trajectory.joint_names]
             full = np.tile(start, (len(played), 1))
             full[:, columns] = played * planner._ratios[columns]
-            if free_in_mplib(mplib, full, stride=1):
+            hit = [k for k, q in enumerate(full) if mplib.collides(q)]
+            if not hit:
                 ours_ok += 1
                 valid = True
                 ours_valid_times.append(ours)
+            else:
+                collided.append(f't = {hit[0] / rate:.4f} s of {trajectory.duration:.3f} s')
             worst_limits = max(worst_limits, demand(trajectory,
                                                     planner.velocity_limits[columns],
                                                     planner.acceleration_limits[columns]))
@@ -326,7 +346,18 @@ def motions(planner, mplib, count, rng):
             'corners max': float(np.max(ratio)),
             'vs mplib TOPP median': float(np.median(corners[:, 0] / corners[:, 2]))
             if len(corners) else math.nan,
-            'limits as played': worst_limits, 'line excess %': 100 * worst_line}
+            'limits as played': worst_limits, 'line excess %': 100 * worst_line,
+            'collided': len(collided), 'collided at': '; '.join(collided[:3]),
+            'plans sha256': digest.hexdigest()[:16],
+            'proofs per s': counts['pieces'] / max(counts['seconds'], 1e-12),
+            'proven at once %': 100 * counts['at_once'] / max(counts['pieces'], 1),
+            'proofs refused %': 100 * counts['refused'] / max(counts['pieces'], 1)}
+
+
+def _busy() -> None:
+    """A busy loop (``--busy``): one core's worth of load."""
+    while True:
+        sum(range(10000))
 
 
 def main() -> int:
@@ -338,7 +369,15 @@ def main() -> int:
     parser.add_argument('--targets', type=int, default=2000)
     parser.add_argument('--pairs', type=int, default=200)
     parser.add_argument('--lines', type=int, default=50, help='Cartesian lines per robot')
+    parser.add_argument('--rate', type=float, default=10000.0,
+                        help='Hz at which our plans are played and checked by mplib')
+    parser.add_argument('--busy', type=int, default=0,
+                        help='busy loops beside the benchmark (2: both cores busy)')
     args = parser.parse_args()
+    import multiprocessing
+    loops = [multiprocessing.Process(target=_busy, daemon=True) for _ in range(args.busy)]
+    for loop in loops:
+        loop.start()
     import hebi
     began = time.perf_counter()
     failures = []
@@ -365,7 +404,7 @@ def main() -> int:
                         'trac-ik us closed': shut['trac-ik us']})
             planner.set_gripper_positions({joint: 0.0 for joint in fingers})
         if args.pairs:
-            row.update(motions(planner, mplib, args.pairs, rng))
+            row.update(motions(planner, mplib, args.pairs, rng, args.rate))
             corner_ratios.append(row.pop('corner ratios'))
         if args.lines:
             row.update(cartesian(planner, hebi_model, args.lines, rng))
@@ -385,6 +424,9 @@ def main() -> int:
             failures.append(f'{name}: check {row["check us"]:.1f} us > mplib '
                             f'{row["mplib us"]:.1f} us')
         if args.pairs:
+            if row['collided']:
+                failures.append(f'{name}: {row["collided"]} plans collide as played at '
+                                f'{args.rate:g} Hz ({row["collided at"]})')
             if row['plans'] < row['mplib valid']:
                 failures.append(f'{name}: {row["plans"]} plans < mplib\'s {row["mplib valid"]}')
             if row['plan s (both)'] > row['mplib s (both)']:
@@ -408,7 +450,10 @@ def main() -> int:
               f'median {np.median(ratios):.3f}, max {np.max(ratios):.3f}')
         if len(ratios) and np.median(ratios) > 0.85:
             failures.append(f'corners: median {np.median(ratios):.3f} > 0.85')
-    print(f'\n{len(rows)} robots in {time.perf_counter() - began:.0f} s')
+    print(f'\n{len(rows)} robots in {time.perf_counter() - began:.0f} s'
+          + (f' with {args.busy} busy loops beside' if args.busy else ''))
+    for loop in loops:
+        loop.terminate()
     for line in failures:
         print('FAIL', line)
     print('all targets PASS' if not failures else f'{len(failures)} targets FAIL')

@@ -11,6 +11,7 @@ same joints in the same order, same times and positions (1e-9). MoveIt's error c
 an unknown link (-18), a start in collision (-10), a goal in collision (-12), NaN and a
 zero quaternion (99999), no path within the planning time (-1).
 """
+import contextlib
 import os
 
 import numpy as np
@@ -198,6 +199,23 @@ def test_motion_services_answer_as_the_core(node, planner):
     through = answers['through']
     assert (through['error_code'], through['valid']) == (1, False), through
     assert through['link_b'] == ['crate'] and 'not proven free' in through['message']
+
+
+def test_the_node_plans_the_same_trajectory_alone_and_busy(node):
+    """One ``~/plan_motion`` request (a path around, seed 5) five times through the real
+    ``ros2 service call``, the last two with both cores busy: the same trajectory, bit for
+    bit (the CLI prints every float's repr), each time."""
+    from test_same_plans import busy
+    request = service_call('plan_motion', f'{{start_state: {_state(START)}, goal_state: '
+                                          f'{_state(BEHIND)}, seed: 5, planning_time: 60.0}}')
+    answers = []
+    for run in range(5):
+        with busy(2) if run >= 3 else contextlib.nullcontext():
+            [answer] = service_responses([request], node.output, timeout=120.0)
+        assert answer['error_code'] == 1, answer
+        answers.append(answer['trajectory'])
+    assert all(a == answers[0] for a in answers[1:])
+    assert len(answers[0]['points']) > 10
 
 
 def test_two_hundred_plans_keep_tf_at_its_rate_and_memory_flat(node, probe):

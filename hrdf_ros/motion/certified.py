@@ -3,10 +3,10 @@ checked states collides, not samples.
 
 In: motions as pieces, each a polynomial path in joint space given by its Bernstein
 coefficients ((K, d + 1, dof), HEBI joint positions, model order, over a parameter u in
-[0, 1]: a straight segment is degree 1, a quintic of joint_trajectory_controller degree
-5, :func:`line_pieces`, :func:`trajectory_pieces`); the scene's :class:`~.clearance.Clearance`
-and the weights of :func:`~.resolution.pair_weights`. Out: :class:`Certificate`: per
-piece, proven free or refused, and why.
+[0, 1]: :mod:`.pieces`); the scene's :class:`~.clearance.Clearance`, the weights of
+:func:`~.resolution.pair_weights`, margins (m, per checked row) and the scene's
+collision check of states. Out: :class:`Certificate`: per piece, proven free or
+refused, and why.
 
 The proof (Schwarzer, Saha and Latombe, "Adaptive dynamic collision checking for single
 and multiple articulated robots in complex environments", IEEE Transactions on Robotics
@@ -16,20 +16,28 @@ and multiple articulated robots in complex environments", IEEE Transactions on R
   p changes by at most M_p = sum_k W[p, k] V_k, V_k being joint k's total variation
   over it (:func:`~.resolution.pair_weights`: lever arms from the joints that move one
   shape and not the other). A polynomial's total variation is at most its Bernstein
-  control polygon's (sum_i |b_(i+1) - b_i|, the variation diminishing property), which
-  is |b - a| on a straight segment.
+  control polygon's (:func:`~.pieces.variation`), which is |b - a| on a straight segment.
 * With lower bounds d(a), d(b) on the row's distance at the two ends
-  (:mod:`.clearance`), d(t) >= max(d(a) - m(a, t), d(b) - (M_p - m(a, t))) > 0 for
-  every t between when d(a) + d(b) > M_p: the row cannot touch anywhere on the piece.
-* A row for which that fails is tried with its exact bounds, then the piece is halved
-  (de Casteljau at u = 1/2) and each half tried with only the rows still unproven,
-  breadth first over all pieces. A piece is refused when a row's exact bound at a
-  checked state is <= 0 (the shapes touch or intersect there) or when a half whose
-  M_p is below :data:`MIN_MOTION` still fails: a motion is refused only where it comes
-  within MIN_MOTION / 2 (plus the bounds' slack) of touching, never accepted unproven.
+  (:mod:`.clearance`), d(t) >= max(d(a) - m(a, t), d(b) - (M_p - m(a, t))) for every t
+  between, m(a, t) the motion bound up to t: the row stays farther apart than its margin
+  d_min everywhere on the piece when d(a) + d(b) - 2 d_min > M_p.
+* A row for which that fails is tried with better bounds (the boxes' separating axes,
+  then hpp-fcl's distance where that may prove it, :data:`EXACT_RATIO`), then the piece
+  is cut into as many equal parts as the worst row needs were its bounds to stay as at
+  the ends (2 to :data:`MAX_PARTS`, de Casteljau) and each part tried with only the rows
+  still unproven, breadth first over all pieces. A single piece is first checked at
+  :data:`PROBES` states spread along it, and every state a cut makes is checked for
+  collision too (the scene's own check): a motion through a collision is refused there,
+  without waiting for exact distances.
+* A piece is refused when a checked state is in collision, when a row's decided bound
+  (exact, or two boxes' separating axes) at a checked state is at or below its margin,
+  or when a part whose M_p is below :data:`MIN_MOTION` is still unproven: a motion is
+  refused only where it comes within MIN_MOTION / 2 (plus the bounds' slack) of its
+  margin, never accepted unproven.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Optional
 
@@ -171,6 +179,9 @@ class Certifier:
         self._clearance, self._weights, self._slides = clearance, weights, slides
         self._link_poses, self._dof, self._min = link_poses, dof, float(min_motion)
         self._free_states, self._colliding_row = free_states, colliding_row
+        #: counts since the certifier was built: ``calls``, ``pieces``, ``at_once``
+        #: (pieces proven without a cut), ``refused`` (pieces), ``seconds`` in :meth:`certify`
+        self.stats = {'calls': 0, 'pieces': 0, 'at_once': 0, 'refused': 0, 'seconds': 0.0}
         self._kernels = None
         if compiled:
             from . import compiled_certified  # noqa: PLC0415 - numba only when compiled
@@ -201,6 +212,19 @@ class Certifier:
                 margin, not only above 0 (refused where a checked state's exact bound is
                 at or below it).
         """
+        began = time.perf_counter()
+        result = self._certify(pieces, stop_at_first, margins)
+        stats = self.stats
+        stats['calls'] += 1
+        stats['pieces'] += len(result.free)
+        stats['at_once'] += result.proven_at_once
+        stats['refused'] += int((~result.free).sum())
+        stats['seconds'] += time.perf_counter() - began
+        return result
+
+    def _certify(self, pieces: np.ndarray, stop_at_first: bool = True,
+                 margins=0.0) -> Certificate:
+        """:meth:`certify` without its counts."""
         margin = np.broadcast_to(np.asarray(margins, dtype=float),
                                  (len(self._clearance.pairs),))
         pieces = np.asarray(pieces, dtype=float)
