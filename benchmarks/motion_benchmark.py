@@ -248,7 +248,7 @@ def motions(planner, mplib, count, rng, rate):
     both = []                              # (ours s, mplib s) where both are valid
     ours_valid_times, peer_valid_times, neither_times = [], [], []
     corners = []                           # (ours s, stopping at corners s, mplib TOPP s)
-    blocked = {}
+    blocked, reasons, unproven = {}, {}, []
     worst_limits = worst_line = 0.0
     limits = planner._scaled_limits(1.0, 1.0)
     planned = []
@@ -296,6 +296,11 @@ def motions(planner, mplib, count, rng, rate):
         elif plan.error_code == -1 and 'blocked by' in plan.message:
             pair = plan.message.split('blocked by ')[1].split(' (')[0]
             blocked[pair] = blocked.get(pair, 0) + 1
+        if not plan.success:
+            why = plan.message.split(';')[0]
+            reasons[why] = reasons.get(why, 0) + 1
+            if 'proven free as played' in why:
+                unproven.append((start, goal))
         t = time.perf_counter()
         result = mplib.planner.plan_qpos([mplib.state(goal)], mplib.state(start),
                                          planning_time=1.0)
@@ -349,6 +354,7 @@ def motions(planner, mplib, count, rng, rate):
             'limits as played': worst_limits, 'line excess %': 100 * worst_line,
             'collided': len(collided), 'collided at': '; '.join(collided[:3]),
             'plans sha256': digest.hexdigest()[:16],
+            'why not': '; '.join(f'{n} x {why}' for why, n in sorted(reasons.items())),
             'proofs per s': counts['pieces'] / max(counts['seconds'], 1e-12),
             'proven at once %': 100 * counts['at_once'] / max(counts['pieces'], 1),
             'proofs refused %': 100 * counts['refused'] / max(counts['pieces'], 1)}

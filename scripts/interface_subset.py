@@ -18,6 +18,9 @@ import sys
 
 #: What every rosidl package finds besides the packages its fields name.
 ALWAYS = ('ament_cmake', 'rosidl_default_generators')
+#: The C++ generators left out with -DPYTHON_TYPESUPPORTS_ONLY=ON, as in interfaces/.
+PYTHON_ONLY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           'interfaces', 'cmake', 'python_typesupports_only.cmake')
 #: A field type from another package: ``pkg/Type`` (optionally an array).
 FOREIGN = re.compile(r'^\s*([a-z][a-z0-9_]*)/[A-Z]\w*(?:\[[^\]]*\])?\s+\w', re.M)
 
@@ -28,6 +31,7 @@ def cmake_lists(name: str, files, dependencies) -> str:
     listed = ''.join(f'  {f}\n' for f in files)
     depends = ''.join(f'    {d}\n' for d in dependencies)
     return (f'cmake_minimum_required(VERSION 3.10)\nproject({name})\n\n{finds}\n'
+            f'include("{PYTHON_ONLY}")\n\n'
             f'rosidl_generate_interfaces(${{PROJECT_NAME}}\n{listed}'
             + (f'  DEPENDENCIES\n{depends}' if dependencies else '')
             + ')\n\nament_export_dependencies(rosidl_default_runtime)\nament_package()\n')

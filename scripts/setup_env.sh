@@ -172,6 +172,7 @@ build_interface() {
             -DCMAKE_PREFIX_PATH="$VENV" \
             -DPython3_EXECUTABLE="$VPY" \
             -DBUILD_TESTING=OFF \
+            -DPYTHON_TYPESUPPORTS_ONLY=ON \
             -DCMAKE_PROJECT_INCLUDE="$CMAKE_FIX"
         cmake --build "$bdir" --parallel "$JOBS"
         cmake --install "$bdir"
@@ -210,7 +211,7 @@ fi
 for line in "${iface_lines[@]}"; do
     IFS=$'\t' read -r dir name deps <<< "$line"
     stamp="$STAMPS/interface-$name.stamp"
-    inputs=("$dir" "$CMAKE_FIX" "$req_stamp")
+    inputs=("$dir" "$CMAKE_FIX" "$req_stamp" "$ROOT/interfaces/cmake")
     if [[ "$deps" != "-" ]]; then
         IFS=',' read -r -a dep_names <<< "$deps"
         for d in "${dep_names[@]}"; do inputs+=("$STAMPS/interface-$d.stamp"); done

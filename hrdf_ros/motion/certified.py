@@ -170,10 +170,11 @@ class Certifier:
             min_motion: m, :data:`MIN_MOTION`.
             compiled: run the rounds in the compiled kernels (:mod:`.compiled_certified`;
                 numba): the same decisions, without numpy's cost per call.
-            free_states: (N, dof) -> (N,) bool, the scene's collision check of states
-                (stopping at the first in collision): every state checked is checked
-                there too, so that a motion through a collision is refused at once,
-                without waiting for exact distances.
+            free_states: ((N, dof) states, (N, L, 4, 4) their links' poses) -> (N,)
+                bool, the scene's collision check of states (stopping at the first in
+                collision): every state checked is checked there too, so that a motion
+                through a collision is refused at once, without waiting for exact
+                distances.
             colliding_row: (dof,) state in collision -> the row found colliding.
         """
         self._clearance, self._weights, self._slides = clearance, weights, slides
@@ -235,7 +236,7 @@ class Certifier:
             return result
         if count == 1 and self._free_states is not None:
             probes = evaluate(pieces, np.arange(1, PROBES + 1) / (PROBES + 1))[0]
-            hit = np.flatnonzero(~self._free_states(probes))
+            hit = np.flatnonzero(~self._free_states(probes, self._link_poses(probes)))
             if len(hit):
                 free[:] = False
                 result.refused, result.touching = 0, True
@@ -250,7 +251,8 @@ class Certifier:
         states = _States(self._clearance, self._link_poses, self._dof)
         ends = states.add(np.concatenate([pieces[:, 0], pieces[:, -1]]))
         refusal = np.array([-1.0, -1.0, 0.0, -1.0, 0.0])
-        if self._collided(states.q, np.tile(np.arange(count), 2), 0, free, refusal) \
+        if self._collided(states.q, states.poses, np.tile(np.arange(count), 2), 0, free,
+                          refusal) \
                 and stop_at_first:
             return self._finish(result, refusal, states, stop_at_first)
         coefficients = pieces
@@ -321,7 +323,7 @@ class Certifier:
             starts = np.ones(len(cut), dtype=bool)
             starts[first] = False
             middle = states.add(cut[starts][:, 0])       # each part's start, but the first
-            if self._collided(states.q[middle], piece_of[intervals][
+            if self._collided(states.q[middle], states.poses[middle], piece_of[intervals][
                     np.repeat(np.arange(len(intervals)), parts)][starts], int(middle[0])
                     if len(middle) else 0, free, refusal) and stop_at_first:
                 break
@@ -345,15 +347,15 @@ class Certifier:
                                                        part_counts))
         return self._finish(result, refusal, states, stop_at_first)
 
-    def _collided(self, states: np.ndarray, pieces: np.ndarray, first: int,
-                  free: np.ndarray, refusal: np.ndarray) -> bool:
+    def _collided(self, states: np.ndarray, poses: np.ndarray, pieces: np.ndarray,
+                  first: int, free: np.ndarray, refusal: np.ndarray) -> bool:
         """Check new states (N, dof) (indices from ``first``, each on piece ``pieces``
         (N,)) in the scene; refuse the pieces of those in collision (``refusal`` as
         :func:`~.compiled_certified.cut` fills it, its row -1 until :meth:`_finish`).
         True when one was."""
         if self._free_states is None or not len(states):
             return False
-        hit = np.flatnonzero(~self._free_states(states))
+        hit = np.flatnonzero(~self._free_states(states, poses))
         if not len(hit):
             return False
         free[pieces[hit]] = False

@@ -23,7 +23,8 @@ def certify_compiled(self, pieces: np.ndarray, stop_at_first: bool, margin: np.n
     run = _CompiledStates(self, 2 * count + 64)
     run.add(np.concatenate([pieces[:, 0], pieces[:, -1]]))
     refusal = np.array([-1.0, -1.0, 0.0, -1.0, 0.0])
-    if self._collided(run.q[:2 * count], np.tile(np.arange(count), 2), 0, free, refusal) \
+    if self._collided(run.q[:2 * count], run.poses[:2 * count], np.tile(np.arange(count), 2),
+                      0, free, refusal) \
             and stop_at_first:
         return self._finish(result, refusal, run, stop_at_first)
     coefficients = np.ascontiguousarray(pieces)
@@ -86,7 +87,8 @@ def certify_compiled(self, pieces: np.ndarray, stop_at_first: bool, margin: np.n
             starting = np.flatnonzero(next_left[:made] >= before)
             placed = np.empty(run.count - before, dtype=np.int64)
             placed[next_left[starting] - before] = next_piece[starting]
-            if self._collided(run.q[before:run.count], placed, before, free, refusal) \
+            if self._collided(run.q[before:run.count], run.poses[before:run.count], placed,
+                              before, free, refusal) \
                     and stop_at_first:
                 break
         coefficients = next_coefficients[:made]

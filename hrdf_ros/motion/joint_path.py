@@ -12,9 +12,11 @@ every state on it (:meth:`~.scene.PlanningScene.segment_free`, :mod:`.certified`
   in the joints' ranges (the limits; for a joint without limits, an angle, half a turn
   beyond the start and the goals), each motion it tries proven free or refused, to any of
   the goals given (an angle's goal can be reached turning either way), for at most
-  :data:`MOTION_CHECKS` motions; then OMPL's path simplifier (shortcuts, a B-spline
-  smoothing, vertex reduction), its motions proven the same way, for at most
-  :data:`SIMPLIFY_CHECKS` motions. The start and goal states are checked by the caller.
+  :data:`MOTION_CHECKS` motions; then OMPL's path simplifier's shortcuts (vertex
+  reduction, partial shortcuts, close vertices collapsed; :data:`SIMPLIFY_ROUNDS`
+  rounds), its motions proven the same way, for at most :data:`SIMPLIFY_CHECKS` motions.
+  Not its B-spline smoothing: the corners are rounded by :mod:`.corners`, and the
+  states it adds would each need their motions proven. The start and goal states are checked by the caller.
 
 The same request gives the same path: OMPL's random numbers are seeded from the request
 (``ompl.util.RNG.setSeed(seed + 1)`` before the planner and the simplifier are built, each
@@ -45,6 +47,9 @@ RRT_RANGE = 0.0
 MOTION_CHECKS = 1500
 #: Motions the simplifier may check.
 SIMPLIFY_CHECKS = 400
+#: Rounds of the simplifier's shortcuts (vertex reduction, partial shortcuts, collapsing
+#: close vertices), at most; it stops sooner when a round changes nothing.
+SIMPLIFY_ROUNDS = 3
 #: One planning request at a time per process: OMPL's random numbers come from one
 #: process-wide generator of seeds.
 _LOCK = threading.Lock()
@@ -112,10 +117,16 @@ def _ompl_setup(scene: PlanningScene, low: np.ndarray, high: np.ndarray, counter
 
     setup.setStateValidityChecker(lambda state: not scene.in_collision(as_array(state)))
 
+    known = {}          # a motion asked again (the simplifier re-checks its path's)
+
     class Motions(ob.MotionValidator):
         def checkMotion(self, a, b):         # noqa: N802 - OMPL's name
-            counter[0] += 1
-            return scene.segment_free(as_array(a), as_array(b), margins)
+            start, goal = as_array(a), as_array(b)
+            key = start.tobytes() + goal.tobytes()
+            if key not in known:
+                counter[0] += 1
+                known[key] = scene.segment_free(start, goal, margins)
+            return known[key]
 
     validator = Motions(info)
     info.setMotionValidator(validator)
@@ -182,7 +193,18 @@ def plan_path(scene: PlanningScene, start: np.ndarray, goals: np.ndarray, low: n
         counter[0] = 0
         polish = ob.PlannerTerminationCondition(
             lambda: counter[0] >= SIMPLIFY_CHECKS or out_of_time())
-        simplifier.simplify(path, polish, False)
+        # shortcuts, not OMPL's whole simplify(): its B-spline smoothing adds states whose
+        # motions all need proofs, and the corners are rounded here anyway (corners.py)
+        for _ in range(SIMPLIFY_ROUNDS):
+            if polish():
+                break
+            changed = simplifier.reduceVertices(path)
+            if not polish():
+                changed = simplifier.partialShortcutPath(path) or changed
+            if not polish():
+                simplifier.collapseCloseVertices(path)
+            if not changed:
+                break
         outcome.simplify_checks = counter[0]
         if outcome.timed_out:
             return None

@@ -153,3 +153,30 @@ def controller_pieces(times, positions, velocities, accelerations, full: np.ndar
     pieces = np.repeat(pieces, 6, axis=1)
     pieces[:, :, columns] = local * ratios[columns]
     return pieces
+
+
+def on_segments(pieces: np.ndarray, path: np.ndarray, tolerance: float = 1e-9) -> bool:
+    """True when every one of (K, n + 1, dof) pieces lies on one segment of the polyline
+    ``path`` (S, dof): all its Bernstein coefficients within ``tolerance`` (HEBI units,
+    per joint) of the segment and between its ends. A piece lies in the convex hull of
+    its coefficients, so it then moves only along that segment, off it by at most
+    ``tolerance`` per joint: where the segments are proven free, so are the pieces (the
+    proofs' distance bounds keep 2 um of slack, :data:`~.clearance.SLACK`; 1e-9 of a joint
+    moves no point of a link of HEBI's arms 0.01 um)."""
+    path = np.asarray(path, dtype=float)
+    for piece in np.asarray(pieces, dtype=float):
+        placed = False
+        for a, b in zip(path[:-1], path[1:]):
+            d = b - a
+            length2 = float(d @ d)
+            if length2 == 0.0:
+                continue
+            u = (piece - a) @ d / length2
+            if u.min() < -1e-12 or u.max() > 1.0 + 1e-12:
+                continue
+            if np.abs(piece - (a + u[:, None] * d)).max() <= tolerance:
+                placed = True
+                break
+        if not placed:
+            return False
+    return True

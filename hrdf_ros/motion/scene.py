@@ -152,7 +152,7 @@ class PlanningScene(SceneProofs):
         self._certifier = Certifier(self.clearance, self.weights, slides,
                                     self._sieve.link_poses, self._dof,
                                     compiled=self._sieve.compiled,
-                                    free_states=lambda q: self.free(q, stop_at_first=True),
+                                    free_states=self._free_posed,
                                     colliding_row=self._colliding_row)
 
     def set_gripper_positions(self, positions) -> None:
@@ -252,11 +252,20 @@ class PlanningScene(SceneProofs):
             return free
         return self._sifted(positions, stop_at_first)
 
-    def _sifted(self, positions: np.ndarray, stop_at_first: bool) -> np.ndarray:
-        """(N,) free, FCL asked only about the sieve's candidates."""
+    def _free_posed(self, positions: np.ndarray, poses: np.ndarray) -> np.ndarray:
+        """(N,) free, stopping at the first in collision, of (N, dof) states whose links'
+        poses (N, L, 4, 4) are known (the certifier's states)."""
+        if not self._pairs:
+            return np.ones(len(positions), dtype=bool)
+        return self._sifted(np.asarray(positions, dtype=float), True, poses)
+
+    def _sifted(self, positions: np.ndarray, stop_at_first: bool,
+                poses: Optional[np.ndarray] = None) -> np.ndarray:
+        """(N,) free, FCL asked only about the sieve's candidates (``poses``: the links'
+        poses of the states, when known)."""
         free = np.ones(len(positions), dtype=bool)
         pin, placed = self._pin, -1
-        states, rows = self._sieve.candidates(positions)
+        states, rows = self._sieve.candidates(positions, poses)
         floors = {}
         if len(self._floor_rows) and len(rows):
             on_floor = np.isin(rows, self._floor_rows)

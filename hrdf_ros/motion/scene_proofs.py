@@ -94,8 +94,13 @@ class SceneProofs:
         that is less (a motion can then leave a state whose links are closer than the
         clearance), never below 0."""
         states = np.asarray(states, dtype=float).reshape(-1, self._dof)
-        nearest = np.min([self.distances(q) for q in states], axis=0)
-        return np.clip(np.minimum(float(clearance), nearest / 2.0), 0.0, None)
+        clearance = float(clearance)
+        nearest = self.clearance.cheap(self.link_poses(states)).min(axis=0)
+        close = np.flatnonzero(nearest < 2.0 * clearance)     # only these can be less
+        if len(close):
+            nearest[close] = np.min([self.clearance.exact(self._state(q), close)
+                                     for q in states], axis=0)
+        return np.clip(np.minimum(clearance, nearest / 2.0), 0.0, None)
 
     def _colliding_row(self, positions: np.ndarray) -> int:
         """The first checked row found colliding at a (dof,) state, or -1."""

@@ -155,10 +155,12 @@ class Sieve:
             self._object_half, self._object_radius, self._floor, SLACK, states, rows)
         return states[:count], rows[:count]
 
-    def candidates(self, positions: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    def candidates(self, positions: np.ndarray, poses: Optional[np.ndarray] = None
+                   ) -> Tuple[np.ndarray, np.ndarray]:
         """(state, pair) index arrays of the entries whose bounding volumes meet, sorted
-        by state, then pair."""
-        poses = self.link_poses(positions)
+        by state, then pair; ``poses``: the links' poses of the states (:meth:`link_poses`),
+        when the caller has them."""
+        poses = self.link_poses(positions) if poses is None else poses
         if self._compiled is not None:
             return self._compiled_candidates(poses)
         boxes = poses[:, self._owner] @ self._box                          # (N, S, 4, 4)
