@@ -206,6 +206,10 @@ def test_the_node_plans_the_same_trajectory_alone_and_busy(node):
     ``ros2 service call``, the last two with both cores busy: the same trajectory, bit for
     bit (the CLI prints every float's repr), each time."""
     from test_same_plans import busy
+    ball = ('{names: [ball], primitives: [{type: 2, dimensions: [0.05]}], poses: '
+            '[{position: {x: -0.6, y: -0.6, z: 0.6}}]}')        # the node's first objects
+    [placed] = service_responses([service_call('set_collision_objects', ball)], node.output)
+    assert placed['success'], placed
     request = service_call('plan_motion', f'{{start_state: {_state(START)}, goal_state: '
                                           f'{_state(BEHIND)}, seed: 5, planning_time: 60.0}}')
     answers = []
