@@ -131,12 +131,28 @@ def _rotation(numerator, denominator):
     return c, t * c, active
 
 
+#: The eigenvalues of the last matrices asked (a command asks for the same links'
+#: inertias several times): key (shape, bytes) -> result; cleared when full.
+_EIGENVALUES: dict = {}
+_EIGENVALUES_KEPT = 256
+
+
 def symmetric_eigenvalues(matrices) -> np.ndarray:
     """Eigenvalues of (..., n, n) symmetric matrices, ascending, (..., n): the cyclic
     Jacobi method (Golub and Van Loan, Matrix Computations, 4th ed., 8.5.2), accurate
     to rounding relative to the matrix's norm, as ``np.linalg.eigvalsh``. Only the upper
-    triangle is read."""
+    triangle is read. The same matrices give the same bits (a copy of a kept result)."""
     a = np.array(matrices, dtype=float)
+    key = (a.shape, a.tobytes())
+    if key not in _EIGENVALUES:
+        if len(_EIGENVALUES) >= _EIGENVALUES_KEPT:
+            _EIGENVALUES.clear()
+        _EIGENVALUES[key] = _jacobi_eigenvalues(a)
+    return _EIGENVALUES[key].copy()
+
+
+def _jacobi_eigenvalues(a: np.ndarray) -> np.ndarray:
+    """:func:`symmetric_eigenvalues` of a float array (modified in place)."""
     n = a.shape[-1]
     upper = np.triu(np.ones((n, n), dtype=bool), 1)
     a = np.where(upper, a, np.swapaxes(a, -1, -2)) if n else a

@@ -191,13 +191,24 @@ def _silence_stdout() -> None:
         pass  # stdout is not a file (e.g. captured): nothing to flush later
 
 
+_PARSERS: List[argparse.ArgumentParser] = []
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The parser, built once per process (parsing changes nothing in it; building it
+    costs ~17 ms, which ``main()`` called in-process for many commands paid each time)."""
+    if not _PARSERS:
+        _PARSERS.append(build_parser())
+    return _PARSERS[0]
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of ``hrdf``; returns the exit code (:data:`.common.EXIT_OK` and the
     others; what each means: :mod:`hrdf_ros.cli`). Never raises (SystemExit from
     ``--help`` aside, handled here too) and never prints a traceback."""
     try:
         try:
-            args = build_parser().parse_args(argv)
+            args = _parser().parse_args(argv)
         except SystemExit as exc:  # --help
             return EXIT_USAGE if exc.code else EXIT_OK
         try:

@@ -155,6 +155,10 @@ class _States:
             self.exact_count += len(wanted)
 
 
+#: Whether this process has run the compiled kernels once (:meth:`Certifier.prepare`).
+_PREPARED = []
+
+
 class Certifier:
     """Proves motions free of collision (module docstring)."""
 
@@ -202,6 +206,18 @@ class Certifier:
             reach = np.abs(coefficients[:, :, m]).max(axis=1)[interval]
             weights = weights + w[rows] * reach[:, None]
         return (weights * travel).sum(axis=1)
+
+    def prepare(self) -> None:
+        """Load (on a cold cache: compile) the compiled kernels, once per process, before a
+        timed request: a proof of two short motions from the zero state, cut at least
+        once. Nothing on the numpy path."""
+        if self._kernels is None or _PREPARED:
+            return
+        step = np.full(self._dof, 0.3)
+        pieces = np.stack([np.stack([np.zeros(self._dof), step]),
+                           np.stack([step, np.zeros(self._dof)])])
+        self._certify(pieces, stop_at_first=False)
+        _PREPARED.append(True)
 
     def certify(self, pieces: np.ndarray, stop_at_first: bool = True,
                 margins=0.0) -> Certificate:

@@ -161,7 +161,7 @@ class MotionPlanner(PlannerSetup):
         end effector ``index`` (collision-free IK seeded at the start, with the
         ``orientation`` objective of :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`,
         by default the one the end effector's joints give; at most
-        :data:`GOAL_IK_ATTEMPTS` starts of :data:`GOAL_IK_ITERATIONS` steps): the straight
+        ``GOAL_IK_ATTEMPTS`` starts of ``GOAL_IK_ITERATIONS`` steps): the straight
         joint-space line when it is proven free, else a sampling-based plan, shortcut
         (``hrdf_ros.motion.joint_path``: OMPL seeded with ``seed``, its work bounded by
         counts); timed to the scaled limits (``hrdf_ros.motion.timing``), its corners
@@ -181,6 +181,7 @@ class MotionPlanner(PlannerSetup):
             ValueError: a wrong request (module docstring); neither or both of goal and
                 pose; planning_time <= 0; a seed that is no integer in [0, 2^32 - 1].
         """
+        self.scene.prepare_proofs()      # a cold cache's compiling is not the search's time
         began = time.perf_counter()
         start = self._state(start, 'start')
         limits = self._scaled_limits(max_velocity_scaling_factor,

@@ -64,6 +64,11 @@ class SceneProofs:
             raise ValueError('joint positions must be finite')
         return self._certifier.certify(pieces, stop_at_first, margins)
 
+    def prepare_proofs(self) -> None:
+        """Load (compile, on a cold cache) the proofs' kernels now, not inside a request's
+        time (:meth:`~.certified.Certifier.prepare`)."""
+        self._certifier.prepare()
+
     @property
     def proof_counts(self) -> Dict[str, float]:
         """The certifier's counts since the scene's last change (``calls``, ``pieces``,
