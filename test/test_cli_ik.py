@@ -105,19 +105,19 @@ def test_seed_limits_and_end_effector(capsys, tmp_path):
 
 
 def test_no_solution_exits_1_with_one_line(capsys):
-    code, out, err = run(capsys, 'ik', BUNDLED_ARM, '--xyz', 3, 0, 0.1, '--rpy', 0, 0, 0,
-                         '--timeout', 0.01)
+    code, out, err = run(capsys, 'ik', BUNDLED_ARM, '--xyz', 3, 0, 0.1, '--rpy', 0, 0, 0)
     assert code == 1 and out == ''
     lines = err.splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith('hrdf: no collision-free solution within 0.01 s: the best '
-                               'configuration found is ')
+    assert lines[0].startswith('hrdf: no collision-free solution in 64 start(s) of 300 '
+                               'iteration(s): the best configuration found is ')
     assert ' m and ' in lines[0] and lines[0].endswith('rad (full) from the target')
     distance = float(lines[0].split(' is ')[1].split(' m')[0])
     assert 2.1 < distance < 2.4              # 3 m out; the arm reaches about 0.8 m
     code, out, err = run(capsys, 'ik', BUNDLED_ARM, '--xyz', 3, 0, 0.1, '--json',
-                         '--timeout', 0.01)
+                         '--max-attempts', 2, '--max-iterations', 50, '--timeout', 10)
     assert code == 1 and json.loads(out)['success'] is False
+    assert 'in 2 start(s) of 50 iteration(s) (or 10 s): ' in err
     assert len(err.splitlines()) == 1 and 'rad' not in err
 
 

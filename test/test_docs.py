@@ -110,15 +110,8 @@ def test_console_transcripts_are_what_the_commands_print(workdir):
                                     timeout=300)
             code = result.returncode
             printed = result.stdout + result.stderr
-            if shown.startswith(('hrdf: no solution', 'hrdf: no collision-free solution')):
-                # how far the best found is depends on how many restarts the timeout
-                # allowed: the numbers as numbers, the words as shown
-                number = r'[0-9.e+-]+'
-                pattern = re.escape(shown).replace(re.escape('0.681'), number) \
-                    .replace(re.escape('0.264'), number)
-                assert re.fullmatch(pattern, printed), (line, printed)
-            else:
-                assert _same_transcript(shown, printed, tolerance), (line, printed)
+            # the search is bounded by counts: a miss prints the same numbers too
+            assert _same_transcript(shown, printed, tolerance), (line, printed)
             checked += 1
     assert checked >= 5
 

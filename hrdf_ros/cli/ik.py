@@ -10,7 +10,9 @@ robot's own links and the objects: :meth:`hrdf_ros.MotionPlanner.solve_ik`, the 
 extra) unless ``--ignore-collisions`` asks for plain IK
 (:meth:`hrdf_ros.Kinematics.solve_ik`), as ~/solve_ik does unless a request says
 ``avoid_collisions: false``. It exits 1 with one line on stderr saying how far the best
-configuration is when there is no solution; bad arguments (and a collision check without
+configuration is when there is no solution. The search is bounded by counts
+(``--max-attempts`` starts of ``--max-iterations`` steps; ``--timeout`` only adds a cap),
+so the same command gives the same answer on any machine. Bad arguments (and a collision check without
 the motion extra) exit 2 with one line, an invalid HRDF 1 with its diagnostics (as every
 subcommand, :mod:`.common`).
 """
@@ -29,9 +31,13 @@ from ..kinematics.rotations import frame_with_z, quaternion_to_rotation, rpy_to_
 from .common import (EXIT_INVALID, EXIT_OK, UsageError, add_collision_object_options,
                      collision_objects_of, load_or_report, note, parse_positions)
 
-#: The command line's wall-clock cap on the search, s: one target typed by a person can
-#: afford more than the API's 5 ms, which a control loop needs.
-DEFAULT_TIMEOUT = 0.1
+#: The command line's search, bounded by counts so that the same command gives the same
+#: answer on any machine under any load: at most this many starts (collision-free IK:
+#: the seed, then other starts; plain IK: the seed and its restarts) ...
+DEFAULT_ATTEMPTS = 64
+#: ... of at most this many Levenberg-Marquardt steps each (the goal IK of
+#: ``hrdf plan``: hrdf_ros.motion.planner.GOAL_IK_ATTEMPTS and GOAL_IK_ITERATIONS).
+DEFAULT_ITERATIONS = 300
 
 
 def add_parsers(sub) -> None:
@@ -66,8 +72,15 @@ def add_parsers(sub) -> None:
                    help='on the distance to the target (default 1e-5 m)')
     p.add_argument('--orientation-tolerance', type=float, default=1e-5, metavar='RAD',
                    help='on the orientation error angle (default 1e-5 rad)')
-    p.add_argument('--timeout', type=float, default=DEFAULT_TIMEOUT, metavar='S',
-                   help=f'wall-clock cap on the search (default {DEFAULT_TIMEOUT} s)')
+    p.add_argument('--max-attempts', type=int, default=DEFAULT_ATTEMPTS, metavar='N',
+                   help=f'starts of the search (default {DEFAULT_ATTEMPTS}): the seed, then '
+                        'others')
+    p.add_argument('--max-iterations', type=int, default=DEFAULT_ITERATIONS, metavar='N',
+                   help=f'steps per start (default {DEFAULT_ITERATIONS}); the search is '
+                        'bounded by these counts, so the same command gives the same answer')
+    p.add_argument('--timeout', type=float, default=None, metavar='S',
+                   help='a wall-clock cap on the search besides the counts (default none; '
+                        'with it the answer may depend on the machine\'s speed)')
     add_collision_object_options(p)
     p.add_argument('--ignore-collisions', action='store_true',
                    help='plain IK: the answer may collide (by default it is free of '
@@ -148,6 +161,10 @@ def cmd_ik(args) -> int:
             note(f'the end effector is moved by {chain} joint(s): solving for the '
                  f'{"position and tip axis" if orientation == "tip_axis" else "position"} '
                  'only (--orientation full to ask for the whole orientation)')
+    for option, value in (('--max-attempts', args.max_attempts),
+                          ('--max-iterations', args.max_iterations)):
+        if value < 1:
+            raise UsageError(f'{option} {value}: must be 1 or more')
     options = dict(index=args.end_effector, orientation=orientation,
                    position_tolerance=args.position_tolerance,
                    orientation_tolerance=args.orientation_tolerance, timeout=args.timeout)
@@ -156,9 +173,13 @@ def cmd_ik(args) -> int:
             if args.collision_objects or args.floor is not None:
                 raise UsageError('--ignore-collisions checks no object: leave out '
                                  '--collision-objects and --floor, or the option')
-            result = kinematics.solve_ik(target, seed, joint_limits=limits, **options)
+            result = kinematics.solve_ik(
+                target, seed, joint_limits=limits,
+                max_iterations=args.max_attempts * args.max_iterations, **options)
         else:
-            result = _free_ik(args, model, limits).solve_ik(target, seed, **options)
+            result = _free_ik(args, model, limits).solve_ik(
+                target, seed, max_attempts=args.max_attempts,
+                max_iterations=args.max_iterations, **options)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     names = model.joint_names()
@@ -174,8 +195,10 @@ def cmd_ik(args) -> int:
         angle = '' if orientation == 'none' else \
             f' and {result.orientation_error:.3g} rad ({orientation})'
         free = '' if args.ignore_collisions else 'collision-free '
-        print(f'hrdf: no {free}solution within {args.timeout:g} s: the best configuration '
-              f'found is {result.position_error:.3g} m{angle} from the target', file=sys.stderr)
+        cap = '' if args.timeout is None else f' (or {args.timeout:g} s)'
+        print(f'hrdf: no {free}solution in {args.max_attempts} start(s) of '
+              f'{args.max_iterations} iteration(s){cap}: the best configuration found is '
+              f'{result.position_error:.3g} m{angle} from the target', file=sys.stderr)
         return EXIT_INVALID
     if not args.json:
         width = max((len(n) for n in names), default=0)

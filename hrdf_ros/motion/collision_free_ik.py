@@ -210,15 +210,18 @@ class CollisionFreeIk:
             seed: (dof,) finite first start, or None (zeros).
             options: :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`'s keyword arguments
                 but ``joint_limits`` (``timeout``: s for the whole search, default
-                0.005; None: ``max_attempts`` starts, default :data:`MAX_ATTEMPTS`).
+                0.005, None: none; ``max_attempts``: starts, at most; by default
+                :data:`MAX_ATTEMPTS` without a timeout and no bound with one).
 
         Raises:
             ValueError, IndexError: a wrong option, as ``solve_ik``.
         """
         options = dict(options)
         timeout = options.pop('timeout', 0.005)
-        max_attempts = options.pop('max_attempts', MAX_ATTEMPTS)
-        if not (isinstance(max_attempts, int) and max_attempts >= 1):
+        max_attempts = options.pop('max_attempts', None)
+        if max_attempts is None:
+            max_attempts = MAX_ATTEMPTS if timeout is None else math.inf
+        elif not (isinstance(max_attempts, int) and max_attempts >= 1):
             raise ValueError(f'max_attempts must be an integer >= 1, got {max_attempts!r}')
         threads = options.pop('threads', 1)
         index = options.get('index', 0)
@@ -245,7 +248,7 @@ class CollisionFreeIk:
                 result.positions[0], float(result.orientation_error[0]))
         # no joint moves the end effector (on the body of a legged robot): no restart can
         # give another answer
-        if not len(self._chain(index)[0]) or (deadline is None and max_attempts == 1):
+        if not len(self._chain(index)[0]) or max_attempts == 1:
             return IkResult(best[2], False, -best[1], best[3], iterations, restarts)
         began = time.perf_counter()
         table = self.table(index)
@@ -256,11 +259,9 @@ class CollisionFreeIk:
         chain = self._chain(index)[0]
         attempt, taken, block, sequence = 1, 0, 0, TABLE_SIZE + 1
         while deadline is None or time.perf_counter() < deadline:
-            if attempt >= max_attempts and deadline is None:
+            if attempt >= max_attempts:
                 break
-            size = BLOCKS[min(block, len(BLOCKS) - 1)]
-            if deadline is None:
-                size = min(size, max_attempts - attempt)
+            size = int(min(BLOCKS[min(block, len(BLOCKS) - 1)], max_attempts - attempt))
             block += 1
             if taken < len(near):
                 seeds = np.repeat(start[None], min(size, len(near) - taken), axis=0)

@@ -92,7 +92,8 @@ class MotionPlanner(PlannerSetup):
             options: :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`'s (``index``,
                 ``orientation``, tolerances, ``timeout`` (per target), ...); its
                 ``joint_limits`` default to this planner's; ``max_attempts``: starts
-                per target when ``timeout`` is None (collision-free IK only).
+                per target, at most (collision-free IK only; by default 200 without a
+                ``timeout``, no bound with one).
 
         Returns:
             :class:`~hrdf_ros.kinematics.ik.IkResult` (batched as ``target`` is).
