@@ -21,7 +21,10 @@ every file in ../shared/hrdf/real that hebi-py loads and that has an end effecto
 robot runs in a child process (hebi-py 2.16.1 crashes on some trees: the robot is then
 run again without hebi-py, and the table says so).
 
-Then batch throughput (solves per second, the compiled path on 1 and 2 threads, the
+First, the time to fail: a target 10 m from the bundled arm's base (out of reach), solved
+``--unreachable`` (200) times per path with the defaults (5 ms), median and worst, the
+call included (it ends at the timeout: tests count its steps instead). Then, per robot,
+batch throughput (solves per second, the compiled path on 1 and 2 threads, the
 numpy path), the targets with PASS/FAIL, and the documentation's table as markdown
 (doc/explanation/benchmarks.md). Run with ``make bench`` (installs pytracik) or
 ``python benchmarks/ik_benchmark.py [--targets N] [--files ...]``.
@@ -143,6 +146,27 @@ class Peers:
         q = np.zeros(self.dof)
         q[self.chain] = np.asarray(result[1:]) * self.ratios
         return q
+
+
+def unreachable(calls: int) -> None:
+    """Print how long ``solve_ik`` takes to fail on a target out of reach (module
+    docstring), on both paths."""
+    arm = load(os.path.join(REPO, 'config', 'x_series_arm_6dof.hrdf'))
+    target = np.eye(4)
+    target[:3, 3] = (10.0, 0.0, 0.0)
+    for name in ('numba', 'numpy'):
+        kinematics = Kinematics(arm, name)
+        kinematics.solve_ik(kinematics.end_effector(np.zeros(6)))        # kernels loaded
+        times, iterations = np.empty(calls), np.empty(calls)
+        for k in range(calls):
+            start = time.perf_counter()
+            result = kinematics.solve_ik(target)
+            times[k] = time.perf_counter() - start
+            iterations[k] = result.iterations
+            assert not result.success
+        print(f'unreachable target (10 m), {name} path, {calls} calls: failed after '
+              f'{np.median(times) * 1e3:.2f} ms median, {times.max() * 1e3:.2f} ms worst '
+              f'(timeout 5 ms; {np.median(iterations):.0f} steps median)', flush=True)
 
 
 def run_robot(label, path, count, use_hebi):
@@ -269,6 +293,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--targets', type=int, default=10_000)
     parser.add_argument('--files', nargs='*', help='robots whose label or path contains one')
+    parser.add_argument('--unreachable', type=int, default=200,
+                        help='calls on a target out of reach, per path (0: none)')
     args = parser.parse_args()
     print(f'load average before: {os.getloadavg()}')
     began = time.perf_counter()
@@ -276,6 +302,8 @@ def main():
     # after numba's OpenMP threads have run, a fork is refused)
     warm = Kinematics(load(os.path.join(REPO, 'config', 'x_series_arm_6dof.hrdf')), 'numba')
     warm.solve_ik(warm.end_effector(np.zeros(6)))
+    if args.unreachable:
+        unreachable(args.unreachable)
     results, skipped = [], []
     for label, path in robots(args.files):
         try:

@@ -273,9 +273,10 @@ def _text_so_far(driver):
         return None
 
 
-def wait_text(driver, pattern: str, timeout: float = 10.0, absent: bool = False) -> float:
+def wait_text(driver, pattern: str, timeout: float = 30.0, absent: bool = False) -> float:
     """Wait until the page text matches (or, ``absent``, no longer matches) the regular
-    expression; returns the seconds it took."""
+    expression, at most ``timeout`` s (a hang guard: then the test fails); returns the
+    seconds it took (to print, never to assert)."""
     start = time.monotonic()
     while True:
         text = _text_so_far(driver)
@@ -294,12 +295,12 @@ def sliders(driver):
 
 
 def open_page(driver, process, slider_count: int, text: str = 'End effector'):
-    """Open an ``hrdf view`` page (at :func:`camera_query`'s camera), wait up to 30 s for
-    ``text`` and up to 10 s more for ``slider_count`` sliders; it fetched nothing from
+    """Open an ``hrdf view`` page (at :func:`camera_query`'s camera), wait up to 60 s for
+    ``text`` and up to 30 s more for ``slider_count`` sliders; it fetched nothing from
     outside the machine."""
     driver.get(process.url + camera_query())
-    wait_text(driver, text, timeout=30)
-    deadline = time.monotonic() + 10
+    wait_text(driver, text, timeout=60)
+    deadline = time.monotonic() + 30
     while len(sliders(driver)) != slider_count and time.monotonic() < deadline:
         time.sleep(0.1)
     assert outside_requests(requested_urls(driver)) == []
@@ -435,12 +436,18 @@ class ViewProcess:
         with open(f'/proc/{self.pid}/status') as handle:
             return int(re.search(r'VmRSS:\s+(\d+)', handle.read()).group(1))
 
-    def stop(self, sig=signal.SIGINT, timeout: float = 10.0):
-        """Send ``sig``; returns (exit code, seconds to exit, PIDs still alive)."""
+    def stop(self, sig=signal.SIGINT, timeout: float = 30.0):
+        """Send ``sig``; returns (exit code, seconds to exit, PIDs still alive). No exit
+        within ``timeout`` s (a hang guard) is an AssertionError. The seconds are for
+        benchmarks (benchmarks/view_drag.py); tests assert the code and the PIDs."""
         pids = [self.pid] + descendants(self.pid)
         t0 = time.monotonic()
         self.process.send_signal(sig)
-        code = self.process.wait(timeout)
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f'hrdf view did not exit within {timeout} s of signal '
+                                 f'{sig}:\n{self.stderr()}') from None
         elapsed = time.monotonic() - t0
         return code, elapsed, [p for p in pids if alive(p)]
 
@@ -457,8 +464,8 @@ class ViewProcess:
 def view_processes(env_for):
     """A fixture body: yields ``start(*args, env=None)``, which starts ``hrdf view`` with
     those arguments (environment ``env``, else ``env_for()``); at the end every process
-    started is stopped with SIGINT and must exit 0 within 5 s, with no process left and
-    no traceback."""
+    started is stopped with SIGINT and must exit 0 (waited for up to 30 s), with no
+    process left and no traceback."""
     started = []
 
     def start(*args, env=None):
@@ -469,9 +476,8 @@ def view_processes(env_for):
     yield start
     for process in started:
         try:
-            code, seconds, left = process.stop(signal.SIGINT)
+            code, _, left = process.stop(signal.SIGINT)
             assert (code, left) == (0, []), process.stderr()
-            assert seconds < 5.0
             assert 'Traceback' not in process.stderr()
         finally:
             process.close()
@@ -480,7 +486,7 @@ def view_processes(env_for):
 @pytest.fixture
 def view():
     """The fixture that starts ``hrdf view`` with a test's arguments (HEBI's description
-    package on the ament prefix) and stops it with SIGINT at the end: exit 0, within
-    5 s, no process left (:func:`view_processes`)."""
+    package on the ament prefix) and stops it with SIGINT at the end: exit 0, no process
+    left (:func:`view_processes`)."""
     from hebi_description import prefix_env
     yield from view_processes(prefix_env)

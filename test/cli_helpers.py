@@ -226,7 +226,7 @@ class Background:
             raise AssertionError(f'$ {self.command} did not end:\n{self.output()}') from None
         return self.code
 
-    def interrupt(self, timeout: float = 20.0) -> int:
+    def interrupt(self, timeout: float = 30.0) -> int:
         """Ctrl-C: SIGINT to the process group; returns the exit code."""
         self._seen.update(self.started_pids() + session_pids(self.process.pid))
         if self.process.poll() is None:
@@ -360,7 +360,7 @@ def service_responses(commands, node_output, timeout: float = 45.0) -> List[dict
         return list(pool.map(call, commands))
 
 
-def wait_until(predicate, timeout: float = 20.0, interval: float = 0.2) -> bool:
+def wait_until(predicate, timeout: float = 30.0, interval: float = 0.2) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -510,7 +510,7 @@ def robots(directory) -> str:
     return str(directory)
 
 
-def wait_for_node(name: str = '/hrdf_ros_node', timeout: float = 20.0):
+def wait_for_node(name: str = '/hrdf_ros_node', timeout: float = 30.0):
     """Wait until ``ros2 node list`` (the daemon's graph) shows the node."""
     assert wait_until(lambda: name in run(NODE_LIST).output.split(), timeout), \
         f'{name} not in ros2 node list'
@@ -526,7 +526,7 @@ def pose_from_tf(namespace: str = '', prefix: str = '', cwd: Optional[str] = Non
     try:
         # the echo's node (named after its PID) must be on /tf before joint_states go out
         assert wait_until(lambda: f'_{echo.pid}' in run(TF_SUBSCRIBERS).output,
-                          20.0), 'ros2 topic echo /tf did not subscribe'
+                          30.0), 'ros2 topic echo /tf did not subscribe'
         time.sleep(0.5)  # the daemon saw the echo; give the node's publisher time to match
         publish = left(JOINT_STATES) if namespace == '/left' else JOINT_STATES
         for attempt in range(3):
@@ -534,8 +534,8 @@ def pose_from_tf(namespace: str = '', prefix: str = '', cwd: Optional[str] = Non
             assert result.code == 0 and 'publishing #1' in result.output, result
             if wait_until(lambda: echo.poll() is not None, 3.0):
                 break
-        moving = echoed(finish(echo, 10))
-        static = echoed(finish(echo_static, 20))
+        moving = echoed(finish(echo, 30))
+        static = echoed(finish(echo_static, 30))
     finally:
         for process in (echo, echo_static):
             if process.poll() is None:

@@ -84,22 +84,24 @@ def _in_child(path: str, seed: int, out: str, timeout: float) -> dict:
         return json.load(handle)
 
 
-def _serve(timeout: float) -> None:
-    """Read ``path<TAB>seed<TAB>out`` lines; print one JSON result line per job."""
+def _serve() -> None:
+    """Read ``path<TAB>seed<TAB>out<TAB>timeout`` lines; print one JSON result line per
+    job."""
     import hebi  # noqa: F401 - imported once, before forking
     for line in sys.stdin:
-        path, seed, out = line.rstrip('\n').split('\t')
-        print(json.dumps(_in_child(path, int(seed), out, timeout)), flush=True)
+        path, seed, out, timeout = line.rstrip('\n').split('\t')
+        print(json.dumps(_in_child(path, int(seed), out, float(timeout))), flush=True)
 
 
 def run_all(jobs, timeout: float = 30.0) -> list:
     """hebi-py's result (module docstring) for each ``(path, seed, out.npz)`` job, in
-    order; a file that crashes or hangs gives ``ok`` False with ``crash``/``timeout``."""
-    jobs = list(jobs)
+    order; a file that crashes or hangs (no result within ``timeout`` s, or the job's own
+    fourth item) gives ``ok`` False with ``crash``/``timeout``."""
+    jobs = [tuple(job) + (timeout,) * (4 - len(job)) for job in jobs]
     server = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), '--serve', str(timeout)],
-        input=''.join(f'{p}\t{s}\t{o}\n' for p, s, o in jobs), capture_output=True,
-        text=True, timeout=60 + timeout * len(jobs))
+        [sys.executable, os.path.abspath(__file__), '--serve'],
+        input=''.join(f'{p}\t{s}\t{o}\t{t}\n' for p, s, o, t in jobs), capture_output=True,
+        text=True, timeout=60 + sum(t for *_, t in jobs))
     lines = [line for line in server.stdout.splitlines() if line.startswith('{')]
     assert len(lines) == len(jobs), f'hebi oracle failed: {server.stderr[-2000:]}'
     results = []
@@ -113,4 +115,4 @@ def run_all(jobs, timeout: float = 30.0) -> list:
 
 
 if __name__ == '__main__':
-    _serve(float(sys.argv[2]))
+    _serve()

@@ -50,8 +50,8 @@ def assert_tf_matches_hebi(probe, names, values, ratios, hebi_model):
     at the HEBI positions (values x gear ratio) to 1e-9, and the node reports exactly
     those positions."""
     stamp = probe.publish_positions(names, values)
-    assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 10.0)
-    assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 10.0)
+    assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 30.0)
+    assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 30.0)
     hebi_positions = np.asarray(values) * ratios
     np.testing.assert_allclose(probe.lookup('base_link', 'end_effector'),
                                hebi_model.get_end_effector(hebi_positions),

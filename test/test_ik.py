@@ -14,7 +14,6 @@ calls; the two paths equal; free revolute joints near the seed; prismatic and ge
 joints; a chain without joints; the joints off the chain keep their seed.
 """
 import math
-import time
 
 import numpy as np
 import pytest
@@ -208,15 +207,19 @@ def test_a_seed_outside_the_limits_is_clipped_and_one_sided_limits_hold(path):
     assert (result.positions >= limits[:, 0]).all() and (result.positions <= limits[:, 1]).all()
 
 
-def test_an_unreachable_target_fails_quickly_with_the_nearest_configuration(path):
+def test_an_unreachable_target_fails_at_its_cap_with_the_nearest_configuration(path):
+    """A target 10 m away: not success, the search ends at its cap (an iteration cap
+    instead of the 5 ms timeout: the step count is exact, the time to fail is measured by
+    benchmarks/ik_benchmark.py), and the best configuration found stretches towards it,
+    also under the default timeout."""
     kinematics = Kinematics(load(BUNDLED_ARM), path)
     kinematics.solve_ik(kinematics.end_effector(np.zeros(6)))         # compiled, warm
     target = np.eye(4)
     target[:3, 3] = (10.0, 0.0, 0.0)
-    start = time.perf_counter()
+    capped = kinematics.solve_ik(target, timeout=None, max_iterations=300)
+    assert not capped.success and capped.iterations == 300 and capped.restarts > 0
     result = kinematics.solve_ik(target)
-    elapsed = time.perf_counter() - start
-    assert not result.success and elapsed < 0.05
+    assert not result.success
     # the best configuration stretches the arm towards the target: within 10 cm of the
     # farthest along x that random configurations reach, never nearer than the sum of
     # the arm's link offsets allows
@@ -224,8 +227,9 @@ def test_an_unreachable_target_fails_quickly_with_the_nearest_configuration(path
     farthest = kinematics.end_effector(q)[:, 0, 3].max()
     links = sum(np.linalg.norm(f[:3, 3]) for f in kinematics.structure.joint_fixed) \
         + np.linalg.norm(kinematics.structure.offsets['end_effector'][0][:3, 3])
-    assert 10.0 - links <= result.position_error <= 10.0 - farthest + 0.1
-    assert np.isfinite(result.positions).all() and result.iterations > 0
+    for found in (capped, result):
+        assert 10.0 - links <= found.position_error <= 10.0 - farthest + 0.1
+        assert np.isfinite(found.positions).all() and found.iterations > 0
 
 
 def test_bad_requests_raise_value_error():

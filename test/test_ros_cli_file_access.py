@@ -2,8 +2,9 @@
 doc/explanation/trust.md against ``~/load_hrdf``, ``~/validate_hrdf`` and
 ``ros2 param set hrdf_file``, each refused with the same message whether or not the file
 exists, the running model unchanged; ``allow_load:=false``; and hostile inputs (a 50 MiB
-file, 10 000 levels of nesting, a 10 MiB attribute) refused within 2 s while /tf keeps
-its rate (measured with an rclpy client beside the CLI).
+file, 10 000 levels of nesting, a 10 MiB attribute) refused by their bounds while /tf
+keeps coming (counted with an rclpy client beside the CLI; how soon they are refused is
+measured by benchmarks/node_hostile.py).
 
 One ``ros2 launch hrdf_ros hrdf.launch.py hrdf_file:=A-2085-06.hrdf publish_frequency:=0``
 in a folder holding the kits (links into ../shared/hrdf/kits), a bad file, a link to
@@ -32,7 +33,7 @@ LOCKED = '/locked/hrdf_ros_node'
 #: paths that must be refused alike: outside, a link out, a .. escape, missing, a folder
 ATTACKS = ['/etc/passwd', 'passwd_link.hrdf', '../../../../../../../../etc/passwd',
            'missing.hrdf', 'a_folder']
-#: hostile files and text, refused fast
+#: hostile files and text, refused by the bounds (doc/explanation/trust.md)
 DEEP = '<robot version="1.2.0">' + '<rigid-body mass="1">' * 10000 + '</robot>'
 WIDE = '<robot version="1.2.0"><rigid-body mass="1" com_trans="' + '1' * (10 << 20) \
     + ' 0 0"/></robot>'
@@ -104,54 +105,61 @@ def test_text_includes_stay_inside(guarded, workdir):
     assert inside['valid'], inside
 
 
-def _timed(probe, srv, name, request, names, sent):
+def _called(probe, srv, name, request, names, sent, timeout=60.0):
     """Call a service from the probe while publishing joint_states at 50 Hz (stamps into
-    ``sent``); (response, seconds)."""
+    ``sent``); the response (no answer within ``timeout`` s, a hang guard, fails)."""
     client = probe.create_client(srv, f'/hrdf_ros_node/{name}')
-    assert client.wait_for_service(10.0)
+    assert client.wait_for_service(30.0)
     future = client.call_async(request)
-    start, last = time.monotonic(), 0.0
+    deadline, last = time.monotonic() + timeout, 0.0
     while not future.done():
+        assert time.monotonic() < deadline, f'no answer from ~/{name} in {timeout} s'
         if time.monotonic() - last >= 0.02:
             last = time.monotonic()
             sent.append(probe.publish_positions(names, np.full(6, 0.001 * len(sent))))
         probe.spin_until(future.done, 0.005)
-    elapsed = time.monotonic() - start
     probe.destroy_client(client)
-    return future.result(), elapsed
+    return future.result()
 
 
-def test_hostile_input_is_refused_fast_while_tf_keeps_its_rate(guarded, probe):
-    """50 MiB, 10 000 levels, a 10 MiB attribute: each refused within 2 s (as a file and
-    as text), and a legal but slow request (20 000 bodies) answered off the executor:
-    meanwhile joint_states at 50 Hz keep coming back as /tf."""
+def test_hostile_input_is_refused_by_its_bound_while_tf_keeps_coming(guarded, probe):
+    """50 MiB, 10 000 levels, a 10 MiB attribute: each refused by its bound (as a file and
+    as text), the first error saying which: a file over 8 MiB is refused from its size
+    with the one message of a file that may not be read (the files lie in an allowed
+    folder: deep.hrdf beside them is read); and a legal but slow request (20 000 bodies)
+    answered off the executor: meanwhile joint_states at 50 Hz keep coming back as /tf.
+    How soon each is answered is measured by benchmarks/node_hostile.py."""
     from hrdf_ros_interfaces.srv import LoadHrdf, ValidateHrdf
     assert probe.wait_for_node()
     names = ['J1', 'J2', 'J3', 'J4', 'J5', 'J6']
-    hostile = [(LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_path='big.hrdf')),
-               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_path='deep.hrdf')),
-               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_path='wide.hrdf')),
-               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_text=DEEP)),
-               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_text=WIDE)),
-               (ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(hrdf_path='big.hrdf')),
-               (ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(hrdf_text=DEEP)),
-               (ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(hrdf_text=WIDE))]
+    nested, larger = 'nested deeper than 128 levels', 'file larger than 8388608 bytes'
+    hostile = [(LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_path='big.hrdf'), REFUSED),
+               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_path='deep.hrdf'), nested),
+               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_path='wide.hrdf'), REFUSED),
+               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_text=DEEP), nested),
+               (LoadHrdf, 'load_hrdf', LoadHrdf.Request(hrdf_text=WIDE), larger),
+               (ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(hrdf_path='big.hrdf'),
+                REFUSED),
+               (ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(hrdf_text=DEEP), nested),
+               (ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(hrdf_text=WIDE), larger)]
     sent = []
-    for srv, name, request in hostile:
-        response, elapsed = _timed(probe, srv, name, request, names, sent)
-        assert not (response.success if srv is LoadHrdf else response.valid), name
-        assert elapsed < 2.0, (name, request.hrdf_path or len(request.hrdf_text), elapsed)
-        print(f'{name} {request.hrdf_path or len(request.hrdf_text)}: {elapsed:.3f} s')
+    for srv, name, request, reason in hostile:
+        response = _called(probe, srv, name, request, names, sent)
+        what = (name, request.hrdf_path or len(request.hrdf_text))
+        assert not (response.success if srv is LoadHrdf else response.valid), what
+        assert response.errors and reason in response.errors[0].message, \
+            (what, [e.message for e in response.errors])
+        print(f'{what}: {response.errors[0].message}')
     bodies = '<rigid-body mass="1" output_trans="0.001 0 0"/>' * 20000
     before = len(sent)
-    slow, elapsed = _timed(probe, ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(
+    slow = _called(probe, ValidateHrdf, 'validate_hrdf', ValidateHrdf.Request(
         hrdf_text=f'<robot version="1.2.0">{bodies}</robot>'), names, sent)
     assert slow.valid
-    probe.spin_until(lambda: all(probe.has_tf_stamped(s) for s in sent[-3:]), 2.0)
+    probe.spin_until(lambda: all(probe.has_tf_stamped(s) for s in sent[-3:]), 30.0)
     during = sent[before:]
     got = sum(probe.has_tf_stamped(s) for s in during)
-    print(f'20 000 bodies validated in {elapsed:.2f} s; /tf for {got} of {len(during)} '
-          'joint_states sent meanwhile')
+    print(f'20 000 bodies validated; /tf for {got} of {len(during)} joint_states sent '
+          'meanwhile')
     # The request must have lasted long enough to show anything (at least ten
     # joint_states sent meanwhile), and nearly all of those must have come back as /tf.
     assert len(during) >= 10 and got >= 0.9 * len(during), (got, len(during))

@@ -121,7 +121,7 @@ def test_a_thousand_calls_keep_tf_at_its_rate_and_memory_flat(node, probe):
     poses = planner.kinematics.end_effector(states)
     poses[::50, :3, 3] *= 4.0                              # 20 out of reach
     client = probe.create_client(SolveIk, '/hrdf_ros_node/solve_ik')
-    assert client.wait_for_service(10.0)
+    assert client.wait_for_service(30.0)
     names = ['J1', 'J2', 'J3', 'J4', 'J5', 'J6']
     requests = []
     for pose, quaternion in zip(poses, rotation_to_quaternion(poses[:, :3, :3])):
@@ -133,7 +133,7 @@ def test_a_thousand_calls_keep_tf_at_its_rate_and_memory_flat(node, probe):
     sent, codes, latencies, memory = calls_under_joint_states(probe, client, requests, names,
                                                               pid, (200, 1000))
     probe.destroy_client(client)
-    probe.spin_until(lambda: all(probe.has_tf_stamped(s) for s in sent), 5.0)
+    probe.spin_until(lambda: all(probe.has_tf_stamped(s) for s in sent), 30.0)
     back = sum(probe.has_tf_stamped(s) for s in sent)
     ms = np.array(latencies) * 1e3
     print(f'{path}: 1000 solve_ik calls, p50 {np.percentile(ms, 50):.2f} ms, p95 '

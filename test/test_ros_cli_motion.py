@@ -230,13 +230,13 @@ def test_two_hundred_plans_keep_tf_at_its_rate_and_memory_flat(node, probe):
     [pid] = node.started_pids()
     assert probe.wait_for_node()
     clear = probe.create_client(SetCollisionObjects, '/hrdf_ros_node/set_collision_objects')
-    assert clear.wait_for_service(10.0)
+    assert clear.wait_for_service(30.0)
     future = clear.call_async(SetCollisionObjects.Request())       # no objects
-    probe.spin_until(future.done, 10.0)
+    probe.spin_until(future.done, 30.0)
     assert future.result().success and future.result().count == 0
     probe.destroy_client(clear)
     client = probe.create_client(PlanMotion, '/hrdf_ros_node/plan_motion')
-    assert client.wait_for_service(10.0)
+    assert client.wait_for_service(30.0)
     names = [f'J{k + 1}' for k in range(7)]
     requests = []
     for goal in np.array(GOAL) + np.random.default_rng(5).uniform(-0.2, 0.2, (200, 7)):
@@ -251,7 +251,7 @@ def test_two_hundred_plans_keep_tf_at_its_rate_and_memory_flat(node, probe):
     sent, codes, latencies, memory = calls_under_joint_states(probe, client, requests, names,
                                                               pid, (50, 200))
     probe.destroy_client(client)
-    probe.spin_until(lambda: all(probe.has_tf_stamped(s) for s in sent), 5.0)
+    probe.spin_until(lambda: all(probe.has_tf_stamped(s) for s in sent), 30.0)
     back = sum(probe.has_tf_stamped(s) for s in sent)
     ms = np.array(latencies) * 1e3
     print(f'200 plan_motion calls: p50 {np.percentile(ms, 50):.1f} ms, p95 '

@@ -67,7 +67,7 @@ def expected_poses(hebi_import, path, q) -> dict:
     return out
 
 
-def wait_poses(driver, expected, timeout=15.0) -> dict:
+def wait_poses(driver, expected, timeout=30.0) -> dict:
     deadline = time.monotonic() + timeout
     while True:
         poses = drawn_poses(driver)
@@ -104,7 +104,7 @@ def test_published_joint_states_move_the_drawn_robot(ros2_daemon, workdir, hebi_
             for attempt in range(3):  # joint_states are best effort
                 assert run(command).code == 0
                 try:
-                    poses = wait_poses(browser, expected, timeout=5.0)
+                    poses = wait_poses(browser, expected, timeout=10.0)
                     break
                 except AssertionError:
                     if attempt == 2:
@@ -132,14 +132,14 @@ def test_page_sliders_publish_joint_states_the_node_turns_into_tf(ros2_daemon, w
         assert 'joint_state_publisher-' not in launch.output()
         browser.get(url)
         wait_text(browser, r'robot_description: 14 links', 30)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while len(sliders(browser)) != 6 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert slider_labels(browser) == ['J1', 'J2', 'J3', 'J4', 'J5', 'J6']
         slider(browser, 'J1').send_keys(Keys.END)
         slider(browser, 'J3').send_keys(Keys.ARROW_RIGHT * 200)
         slider(browser, 'J5').send_keys(Keys.ARROW_LEFT * 50)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             q = [float(s.get_attribute('aria-valuenow')) for s in sliders(browser)]
             if q[2] == pytest.approx(0.2) and q[4] == pytest.approx(-0.05):

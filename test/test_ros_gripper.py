@@ -162,14 +162,14 @@ def test_real_joint_state_publisher_drives_the_gripper(probe, tmp_path):
         for name, value in mimic_values(GRIPPER, 0.5).items():
             assert positions[name] == value, name
         stamp = message.header.stamp
-        assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 10.0), 'node ignored it'
-        assert probe.spin_until(lambda: GRIPPER.links['r_jaw'] in probe.buffer, 10.0)
+        assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 30.0), 'node ignored it'
+        assert probe.spin_until(lambda: GRIPPER.links['r_jaw'] in probe.buffer, 30.0)
         assert_tf_equals_kdl(probe, tmp_path, dict({n: 0.0 for n in ARM},
                                                    **{GRIPPER.joint: 0.5}))
     finally:
         if jsp is not None:
             jsp.terminate()
-            jsp.wait(timeout=10)
+            jsp.wait(timeout=30)
         err = stop(process)
     assert 'ignoring joints this robot does not have' not in err
 

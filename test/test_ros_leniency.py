@@ -53,7 +53,7 @@ def test_robot_without_degrees_of_freedom(probe, tmp_path, hebi_import):
         assert probe.wait_for_node()
         robot = URDF.from_xml_string(probe.robot_description)
         assert {j.type for j in robot.joints} == {'fixed'}
-        assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 10.0)
+        assert probe.spin_until(lambda: 'end_effector' in probe.buffer, 30.0)
         hebi = hebi_import[1](ZERO_DOF)
         np.testing.assert_allclose(probe.lookup('base_link', 'end_effector'),
                                    hebi.get_end_effector(np.zeros(0)), atol=1e-12, rtol=0)

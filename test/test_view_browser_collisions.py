@@ -57,7 +57,7 @@ def test_a_pose_in_collision_names_and_colours_the_links(browser, view, planner)
     assert planner.colliding_pairs(Q0) == [] and planner.colliding_pairs(FOLDED)
     process = view(ARM, *START)
     open_page(browser, process, 6, 'Collisions')
-    wait_text(browser, r'Collisions: none', timeout=20)
+    wait_text(browser, r'Collisions: none', timeout=60)
     assert magenta(browser) == 0
     kinematics = Kinematics(load(ARM))
     client = ViserClient(process.url)
@@ -102,7 +102,7 @@ def test_collision_objects_are_drawn_and_checked(browser, view, planner, tmp_pat
                        f'  pose: {{position: [{wrist[0]!r}, {wrist[1]!r}, {wrist[2]!r}]}}\n')
     process = view(ARM, *START, '--collision-objects', str(objects), '--floor', '-0.05')
     open_page(browser, process, 6, 'Collisions')
-    wait_text(browser, r'Collisions: .*crate', timeout=20)
+    wait_text(browser, r'Collisions: .*crate', timeout=60)
     image = settled_screenshot(browser).astype(int)
     r, g, b = image[..., 0], image[..., 1], image[..., 2]
     assert np.count_nonzero((b > r + 40) & (b > g + 20)) > 500       # the objects, blue
@@ -124,7 +124,7 @@ def test_plan_and_go_moves_the_arm_there_and_a_goal_in_a_box_moves_nothing(brows
                        f'  pose: {{position: [{crate[0]!r}, {crate[1]!r}, {crate[2]!r}]}}\n')
     process = view(ARM, *START, '--collision-objects', str(objects))
     open_page(browser, process, 6, 'Collisions')
-    wait_text(browser, r'Collisions: none', timeout=20)
+    wait_text(browser, r'Collisions: none', timeout=60)
     browser.find_element(By.XPATH, "//*[normalize-space(text())='handle']/ancestor::*"
                                    "[.//input][1]//input").click()
     browser.find_element(By.XPATH, "//*[@role='option'][normalize-space(.)='plan and go']"
@@ -133,10 +133,10 @@ def test_plan_and_go_moves_the_arm_there_and_a_goal_in_a_box_moves_nothing(brows
     try:
         before = shown_positions(browser)
         client.drag(HANDLE, goal)
-        wait_text(browser, r'planned: [0-9.]+ s', timeout=15)
+        wait_text(browser, r'planned: [0-9.]+ s', timeout=60)
         duration = float(re.search(r'planned: ([0-9.]+) s', page_text(browser)).group(1))
         assert duration > 0.3
-        deadline = duration + 10.0
+        deadline = duration + 30.0
         q = before
         for _ in range(int(deadline / 0.2)):
             q = shown_positions(browser)
@@ -150,7 +150,7 @@ def test_plan_and_go_moves_the_arm_there_and_a_goal_in_a_box_moves_nothing(brows
         inside[:3, 3] = crate
         here = shown_positions(browser)
         client.drag(HANDLE, inside)
-        wait_text(browser, r'no plan: .*nothing moves', timeout=15)
+        wait_text(browser, r'no plan: .*nothing moves', timeout=60)
         __import__('time').sleep(0.5)
         assert np.array_equal(shown_positions(browser), here)
     finally:

@@ -3,13 +3,15 @@ transform gizmo (viser 1.1.1's client -> server messages: drag start, pose updat
 end; msgpack, viser's own message classes), so that tests move ``hrdf view``'s handles as
 a drag does while the page is open in chromium. What the server sends back is decoded
 (viser's wire format: two 8-byte sizes, then zstd-compressed msgpack) only as far as the
-types of its messages, each window stamped with its arrival time (:attr:`windows`).
+types of its messages, each window stamped with its arrival time (:attr:`windows`), and
+the fields GUI updates set (:attr:`updates`: what the server holds once it has
+broadcast them, e.g. a value the page chose).
 """
 from __future__ import annotations
 
 import threading
 import time
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import msgspec
 import viser
@@ -25,9 +27,11 @@ class ViserClient:
     def __init__(self, url: str):
         self._socket = websockets.sync.client.connect(
             url.replace('http://', 'ws://', 1), subprotocols=[f'viser-v{viser.__version__}'],
-            max_size=None, open_timeout=20)
+            max_size=None, open_timeout=60)
         #: (monotonic time, message types) of each window the server sent
         self.windows: List[Tuple[float, List[str]]] = []
+        #: the ``updates`` of each GuiUpdateMessage the server sent, in order
+        self.updates: List[Dict] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -39,6 +43,8 @@ class ViserClient:
                 compressed = int.from_bytes(raw[8:16], 'little')
                 window = msgspec.msgpack.decode(
                     decompressor.decompress(raw[16:16 + compressed], max_output_size=size))
+                self.updates.extend(m.get('updates', {}) for m in window['messages']
+                                    if m['type'] == 'GuiUpdateMessage')
                 self.windows.append((time.monotonic(),
                                      [m['type'] for m in window['messages']]))
         except Exception:  # noqa: BLE001 - closed: nothing more to read

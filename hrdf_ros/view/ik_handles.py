@@ -16,7 +16,8 @@ target out of reach leaves the arm where it was, turns the sphere red and the pa
 how far the nearest configuration found is. With the "avoid collisions" switch on, a
 solution must also be free of collision (:meth:`hrdf_ros.MotionPlanner.solve_ik`, the
 page's planner, once it is ready): else the arm stays and the panel says so. When the
-sliders move the arm, the handles follow its end effectors (but one being dragged).
+sliders move the arm, the handles follow its end effectors (but one being dragged or
+solved for: a drag's last pose stays the target of the solves it ends with).
 """
 from __future__ import annotations
 
@@ -65,6 +66,8 @@ class IkHandles:
         self._lock = threading.Lock()          # the solve state below
         self._robot: Optional[_Robot] = None
         self._pending: Dict[int, bool] = {}
+        #: the handles the running loop is solving for (their poses are the targets)
+        self._solving: frozenset = frozenset()
         self._busy = False
         self._go: Optional[PlanAndGo] = None
         self._visible = True
@@ -117,11 +120,13 @@ class IkHandles:
         self._status.content = robot.status()
 
     def follow(self, values: Dict[str, float]) -> None:
-        """Put the handles (but one being dragged) at the end effectors for URDF joint
-        values."""
+        """Put the handles (but one being dragged, or with a solve to come or running:
+        its pose is that solve's target) at the end effectors for URDF joint values."""
         robot = self._robot
         if robot is not None:
-            robot.follow(values)
+            with self._lock:
+                skip = self._solving | {k for k, p in self._pending.items() if p}
+            robot.follow(values, skip)
             self._status.content = robot.status()
 
     @property
@@ -182,8 +187,9 @@ class IkHandles:
                     todo = [i for i, p in self._pending.items() if p]
                     self._pending = {}
                     if not todo or robot is not self._robot:
-                        self._busy = False
+                        self._busy, self._solving = False, frozenset()
                         return
+                    self._solving = frozenset(todo)
                 for i in todo:
                     robot.solve(i, self.orientation,
                                 self._planner() if self._free.value else None,
@@ -192,6 +198,7 @@ class IkHandles:
         except BaseException:
             with self._lock:
                 self._busy = False
+                self._solving = frozenset()
             raise
 
 
@@ -257,14 +264,15 @@ class _Robot:
         self.state[k] = f'reached ({result.position_error:.1e} m)'
         self._set_values(urdf_values(self.model, self.tree, result.positions))
 
-    def follow(self, values: Dict[str, float]) -> None:
-        """Handles (not being dragged) to the end effectors at URDF joint values."""
+    def follow(self, values: Dict[str, float], skip=frozenset()) -> None:
+        """Handles (not being dragged, and not in ``skip``) to the end effectors at URDF
+        joint values."""
         if not self.count:
             return
         frames = self.kinematics.frames('end_effector',
                                         hebi_positions(self.model, self.tree, values))
         for k, frame in enumerate(frames):
-            if self.dragging[k]:
+            if self.dragging[k] or k in skip:
                 continue
             self.handles[k].position = frame[:3, 3]
             self.handles[k].wxyz = _wxyz(frame)
