@@ -4,7 +4,8 @@ the URDF/SDF (Drake, MuJoCo, PyBullet, Pinocchio, KDL, urdfdom, SDFormat).
 
 Robots: the 26 kits, both hexapods, the bundled arm, a geared tree with HRDF joints
 (prismatic, negative gear ratios, a base frame, two end effectors) and every file of
-../shared/hrdf/real/ that hrdf_ros and hebi-py load (the others are listed by
+../shared/hrdf/real/ that hrdf_ros and hebi-py load and whose robot no kit or earlier
+file already is (distinct_robots.py; the others are listed by
 test_consumers_urdf.py::test_real_files_that_do_not_load_are_listed). Missing data
 folders just give fewer robots.
 
@@ -30,6 +31,7 @@ from hrdf_ros import HrdfError, load, loads
 from hrdf_ros.description.frame_tree import build_frame_tree
 from hrdf_ros.kinematics import gripper as mechanism
 
+from distinct_robots import distinct
 from conftest import (BUNDLED_ARM, hebi_frames, HEXAPOD, HEXAPOD_18, kit_id, KITS, REPO,
                       WRITTEN_ATOL, WRITTEN_RTOL)
 
@@ -102,6 +104,9 @@ def _loads(path):
 REAL_FILES = real_files()
 REAL_LOADED = [p for p in REAL_FILES if _loads(p)]
 REAL_NOT_LOADED = [p for p in REAL_FILES if p not in REAL_LOADED]
+#: The loaded real files whose robot no kit and no earlier file is (distinct_robots.py).
+REAL_DISTINCT = [p for p in distinct(KITS + [BUNDLED_ARM, HEXAPOD, HEXAPOD_18] + REAL_LOADED)
+                 if p in REAL_LOADED]
 #: HEBI arm configs whose names and limits the URDF takes: HEBI's gripper joint (a name
 #: with a slash), a sanitised name (A-2099-07's stray quote), gains-bounded limits.
 ARM_CONFIGS = [os.path.join(REPO, '..', 'shared', 'hebi_description', 'config', 'arms',
@@ -116,7 +121,7 @@ def _config_case(config):
 
 CASES = ([Case(kit_id(p), p) for p in KITS + [BUNDLED_ARM, HEXAPOD, HEXAPOD_18]]
          + [Case('geared_tree', text=GEARED_TREE)]
-         + [Case(real_id(p), p) for p in REAL_LOADED]
+         + [Case(real_id(p), p) for p in REAL_DISTINCT]
          + [_config_case(c) for c in ARM_CONFIGS if os.path.isfile(c)])
 assert len({c.id for c in CASES}) == len(CASES), 'case ids must be unique'
 

@@ -1,6 +1,7 @@
 """The robots every MoveIt config package test runs on: each HEBI kit, the bundled arm,
 both hexapods, and the files in ../shared/hrdf/real that load (selected at run time, so
-the set grows as the reader accepts more of them). Each gets a unique robot name."""
+the set grows as the reader accepts more of them) and are no robot listed before them
+(distinct_robots.py). Each gets a unique robot name."""
 import fcntl
 import functools
 import glob
@@ -11,6 +12,7 @@ import pickle
 from hrdf_ros import HrdfError, load
 from hrdf_ros.export.moveit import moveit_package, ros_name
 
+from distinct_robots import distinct
 from conftest import BUNDLED_ARM, HEXAPOD, HEXAPOD_18, KITS, REPO
 
 REAL_DIR = os.path.join(REPO, '..', 'shared', 'hrdf', 'real')
@@ -38,7 +40,7 @@ def robot_name(path):
     return os.path.splitext(os.path.basename(path))[0]
 
 
-ROBOTS = KITS + [BUNDLED_ARM, HEXAPOD, HEXAPOD_18] + real_files()
+ROBOTS = distinct(KITS + [BUNDLED_ARM, HEXAPOD, HEXAPOD_18] + real_files())
 NAMES = [robot_name(p) for p in ROBOTS]
 assert len(set(NAMES)) == len(NAMES), 'robot names must be unique'
 

@@ -91,9 +91,8 @@ class MotionPlanner(PlannerSetup):
             seed: (dof,) or (N, dof), or None (zeros).
             options: :meth:`~hrdf_ros.kinematics.Kinematics.solve_ik`'s (``index``,
                 ``orientation``, tolerances, ``timeout`` (per target), ...); its
-                ``joint_limits`` default to this planner's; ``max_attempts``: starts
-                per target, at most (collision-free IK only; by default 200 without a
-                ``timeout``, no bound with one).
+                ``joint_limits`` default to this planner's; ``max_attempts``: most
+                starts per target (free IK; default: 200 untimed, unbounded timed).
 
         Returns:
             :class:`~hrdf_ros.kinematics.ik.IkResult` (batched as ``target`` is).
