@@ -105,7 +105,7 @@ def test_param_set_hrdf_file_valid_and_invalid(launch):
     description, status = run_all([ECHO_DESCRIPTION, service_call('get_model_status')])
     [message] = echoed(description.output)
     assert URDF.from_xml_string(message['data']).name == 'A-2099-07'
-    status = service_response(status.output)
+    status = service_response(status)
     assert (status['dof'], status['hrdf_file']) == (7, OTHER_KIT)
 
 
@@ -125,7 +125,7 @@ def test_namespace_and_frame_prefix(ros2_daemon, workdir, hebi_import):
                                        left(service_call('get_model_status'))])
         [message] = echoed(description.output)
         assert URDF.from_xml_string(message['data']).name == 'A-2085-06'
-        assert service_response(status.output)['robot_name'] == 'A-2085-06'
+        assert service_response(status)['robot_name'] == 'A-2085-06'
         pose, moving = pose_from_tf(namespace='/left', prefix='left/', cwd=workdir)
         np.testing.assert_allclose(pose, hebi_import[0](os.path.join(workdir, KIT))
                                    .get_end_effector(Q), atol=1e-9, rtol=0)

@@ -19,7 +19,8 @@ import pytest
 
 from browser import (camera_query, checked_browser, click_button, page_text,
                      require_browser, slider, sliders, wait_text)
-from cli_helpers import KIT, VIEW_WEB, Background, require_ros2_cli, run, service_call
+from cli_helpers import (KIT, VIEW_WEB, Background, require_ros2_cli, run, service_call,
+                         service_response)
 from conftest import KITS_DIR
 from hrdf_ros import Kinematics, load
 from test_ros_cli_web_view import URL, drawn_poses
@@ -109,7 +110,8 @@ def test_collisions_and_plan_and_go_in_the_ros_web_view(ros2_daemon, workdir, br
             x, y, z = inside[:3, 3]
             crate = (f'{{names: [crate], primitives: [{{type: 1, dimensions: [0.2, 0.2, 0.2]}}]'
                      f', poses: [{{position: {{x: {x!r}, y: {y!r}, z: {z!r}}}}}]}}')
-            assert run(service_call('set_collision_objects', crate)).code == 0
+            assert service_response(run(service_call('set_collision_objects', crate)))[
+                'success']
             here = _values(browser)
             client.drag(HANDLE, inside)
             time.sleep(0.3)
