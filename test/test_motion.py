@@ -220,7 +220,8 @@ def test_collision_free_ik_batches_and_its_option(arm):
 
 def test_max_attempts_bounds_the_starts_without_a_timeout(arm):
     """``max_attempts`` (timeout None): the seed's solve alone when 1, at most that many
-    starts of ``max_iterations`` steps otherwise; anything but an integer >= 1 refused.
+    starts of ``max_iterations`` steps otherwise; anything but an integer >= 1 (or None,
+    the default) refused.
     And the Halton points of the restarts, vectorised, are ``halton``'s bits."""
     from hrdf_ros.kinematics.ik_solver import halton, halton_points, primes
     far = np.eye(4)
@@ -229,7 +230,7 @@ def test_max_attempts_bounds_the_starts_without_a_timeout(arm):
     assert not one.success and one.iterations == 50
     few = arm.solve_ik(far, timeout=None, max_iterations=50, max_attempts=5)
     assert not few.success and 50 < few.iterations <= 5 * 50
-    for bad in (0, 2.0, None):
+    for bad in (0, 2.0, -3, '4'):
         with pytest.raises(ValueError, match='max_attempts'):
             arm.solve_ik(far, timeout=None, max_attempts=bad)
     bases = primes(7)
