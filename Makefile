@@ -47,16 +47,11 @@ $(ENV_STAMP): $(ENV_INPUTS)
 	bash scripts/setup_env.sh
 	@mkdir -p $(dir $@) && touch $@
 
-# Test processes: one more than the cores. A test file waits a fifth of its time or more
-# on programs it starts (the ros2 CLI's discovery, chromium, colcon, a node coming up),
-# and a third process fills those waits (the whole suite on 2 cores: ~1180 s with 2).
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
-
 test: env consumers-env docs-env fast-env
 	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
 	@# the real-CLI tests start the ros2 daemon of this ROS_DOMAIN_ID and stop it; stop it
 	@# here too, whatever happened
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile test; rc=$$?; \
+	$(PY) -m pytest -q -n auto --dist loadfile test; rc=$$?; \
 	  if [ -x $(VENV)/bin/ros2 ]; then $(VENV)/bin/ros2 daemon stop >/dev/null 2>&1; fi; \
 	  exit $$rc
 

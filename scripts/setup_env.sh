@@ -208,6 +208,46 @@ iface_lines=()
 if [[ ${#iface_lines[@]} -eq 0 ]]; then
     log "no interface packages under interfaces/"
 fi
+# 5. (started here, beside the interface builds: it needs only the Python packages)
+# ros2 CLI, launch, launch_ros (../shared/ros2-extra, wheels built from upstream)
+ros2_extra() {
+    EXTRA="$ROOT/../shared/ros2-extra"
+    if [[ -f "$EXTRA/install.sh" ]]; then
+        extra_stamp="$STAMPS/ros2-extra.stamp"
+        if newer_than_stamp "$extra_stamp" "$EXTRA/install.sh" "$EXTRA/wheels" \
+            "$EXTRA/interfaces" "$req_stamp"; then
+            rm -f "$extra_stamp"
+            extra_log="$ROOT/build/ros2-extra.log"
+            mkdir -p "$ROOT/build"
+            log "bash ../shared/ros2-extra/install.sh .venv (log: build/ros2-extra.log)"
+            if ! bash "$EXTRA/install.sh" "$VENV" > "$extra_log" 2>&1; then
+                tail -n 30 "$extra_log" >&2
+                die "../shared/ros2-extra/install.sh failed; full log: $extra_log"
+            fi
+            grep '^\[ros2-extra\]' "$extra_log" | sed 's/^/  /' || true
+            touch "$extra_stamp"
+        else
+            log "ros2-extra up to date"
+        fi
+        step_done "ros2 CLI and launch ready"
+    else
+        log "no ../shared/ros2-extra: the ros2 CLI and launch are not installed" \
+            "(the real-CLI tests need them)"
+    fi
+}
+ros2_extra &
+extra_pid=$!
+
+building=()
+# Wait for the interface builds started in the background; stop at the first failure
+# (its subshell printed why).
+wait_interfaces() {
+    local pid
+    for pid in ${building[@]+"${building[@]}"}; do
+        wait "$pid" || die "an interface package failed to build (see above)"
+    done
+    building=()
+}
 for line in "${iface_lines[@]}"; do
     IFS=$'\t' read -r dir name deps <<< "$line"
     stamp="$STAMPS/interface-$name.stamp"
@@ -233,41 +273,27 @@ for line in "${iface_lines[@]}"; do
         continue
     fi
     rm -f "$stamp"
-    build_interface "$dir" "$name"
-    # Check the result from a neutral directory, with no extra environment.
-    (cd / && env -u AMENT_PREFIX_PATH "$VPY" -c "import $name" ) \
-        || die "$name was built but 'import $name' fails in .venv"
-    touch "$stamp"
-    step_done "$name built and installed into .venv"
+    # A package that depends on another one here waits for those being built; the
+    # others build side by side (each CMake configure runs on one core).
+    [[ "$deps" != "-" ]] && wait_interfaces
+    (
+        began=$EPOCHREALTIME
+        build_interface "$dir" "$name"
+        # Check the result from a neutral directory, with no extra environment.
+        (cd / && env -u AMENT_PREFIX_PATH "$VPY" -c "import $name" ) \
+            || die "$name was built but 'import $name' fails in .venv"
+        touch "$stamp"
+        log "$name built and installed into .venv ($(elapsed "$began") s)"
+    ) &
+    building+=("$!")
 done
+wait_interfaces
 step_done "interface packages ready"
 
 # ---------------------------------------------------------------------------
 # 5. ros2 CLI, launch, launch_ros (../shared/ros2-extra, wheels built from upstream)
 # ---------------------------------------------------------------------------
-EXTRA="$ROOT/../shared/ros2-extra"
-if [[ -f "$EXTRA/install.sh" ]]; then
-    extra_stamp="$STAMPS/ros2-extra.stamp"
-    if newer_than_stamp "$extra_stamp" "$EXTRA/install.sh" "$EXTRA/wheels" \
-        "$EXTRA/interfaces" "$req_stamp"; then
-        rm -f "$extra_stamp"
-        extra_log="$ROOT/build/ros2-extra.log"
-        mkdir -p "$ROOT/build"
-        log "bash ../shared/ros2-extra/install.sh .venv (log: build/ros2-extra.log)"
-        if ! bash "$EXTRA/install.sh" "$VENV" > "$extra_log" 2>&1; then
-            tail -n 30 "$extra_log" >&2
-            die "../shared/ros2-extra/install.sh failed; full log: $extra_log"
-        fi
-        grep '^\[ros2-extra\]' "$extra_log" | sed 's/^/  /' || true
-        touch "$extra_stamp"
-    else
-        log "ros2-extra up to date"
-    fi
-    step_done "ros2 CLI and launch ready"
-else
-    log "no ../shared/ros2-extra: the ros2 CLI and launch are not installed" \
-        "(the real-CLI tests need them)"
-fi
+wait "$extra_pid" || die "installing ../shared/ros2-extra failed (see above)"
 
 # ---------------------------------------------------------------------------
 # 6. The project itself

@@ -269,7 +269,7 @@ def test_what_is_proven_free_is_free_at_every_0_1_mm(planners):
         scene = planner.scene
         rng = np.random.default_rng(17)
         proven = 0
-        for _ in range(60):
+        for _ in range(40):
             a = rng.uniform(-2.5, 2.5, planner.model.dof_count)
             b = a + rng.uniform(-0.6, 0.6, planner.model.dof_count)
             if scene.in_collision(a) or scene.in_collision(b):
@@ -284,7 +284,8 @@ def test_what_is_proven_free_is_free_at_every_0_1_mm(planners):
                 if margin:
                     near = states[::50]
                     assert min(scene.distances(q).min() for q in near) > margin
-        assert proven >= 10, (name, proven)
+        print(f'{name}: {proven} proven')
+        assert proven >= 8, (name, proven)
 
 
 def test_the_played_quintics_are_the_pieces():
@@ -351,10 +352,14 @@ def test_the_compiled_and_the_numpy_certifier_prove_alike():
     assert x.free.tolist() == y.free.tolist() and x.states == y.states
 
 
+#: Random states of the floor test.
+STATES_ON_THE_FLOOR = 50
+
+
 def test_a_cylinder_in_the_floor_is_found_where_hpp_fcl_misses_it():
     """hpp-fcl 2.4.4 calls a cylinder that reaches 5 mm into a half-space free in about
     half of all orientations (its cylinder-halfspace test); the scene checks floors by
-    the shapes' own lowest points instead. On 100 random states of a kit with cylinders
+    the shapes' own lowest points instead. On 50 random states of a kit with cylinders
     and a floor 0.1 m above its base, the scene's floor verdict for every link is the
     one of its shapes' lowest surface samples (where they are more than 0.1 mm from the
     plane), a cylinder the lowest of them in some of the contacts."""
@@ -382,7 +387,7 @@ def test_a_cylinder_in_the_floor_is_found_where_hpp_fcl_misses_it():
         links.setdefault(scene.row_pair(row)[0], []).append(row)
     links = {link: rows for link, rows in links.items()
              if any(shapes[scene.clearance.pairs[r, 0]][0] == 'cylinder' for r in rows)}
-    for _ in range(100):
+    for _ in range(STATES_ON_THE_FLOOR):
         q = rng.uniform(-2.5, 2.5, planner.model.dof_count)
         poses = scene.link_poses(q[None])[0]
         pairs = scene.colliding_pairs(q)
@@ -395,7 +400,8 @@ def test_a_cylinder_in_the_floor_is_found_where_hpp_fcl_misses_it():
             lowest = shapes[scene.clearance.pairs[rows[int(np.argmin(heights))], 0]][0]
             touching += min(heights) < 0 and lowest == 'cylinder'
             assert ((link, 'floor') in pairs) == (min(heights) < 0), (link, heights)
-    assert compared >= 60 and touching >= 5, (compared, touching)
+    print(f'{compared} links compared, {touching} contacts with a cylinder lowest')
+    assert compared >= STATES_ON_THE_FLOOR * 0.6 and touching >= 3, (compared, touching)
 
 
 def test_a_trajectory_is_proven_as_the_controller_interpolates_it():
