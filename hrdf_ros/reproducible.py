@@ -144,11 +144,13 @@ def symmetric_eigenvalues(matrices) -> np.ndarray:
     triangle is read. The same matrices give the same bits (a copy of a kept result)."""
     a = np.array(matrices, dtype=float)
     key = (a.shape, a.tobytes())
-    if key not in _EIGENVALUES:
+    result = _EIGENVALUES.get(key)     # one lookup: another thread may clear the dict
+    if result is None:
+        result = _jacobi_eigenvalues(a)
         if len(_EIGENVALUES) >= _EIGENVALUES_KEPT:
             _EIGENVALUES.clear()
-        _EIGENVALUES[key] = _jacobi_eigenvalues(a)
-    return _EIGENVALUES[key].copy()
+        _EIGENVALUES[key] = result
+    return result.copy()
 
 
 def _jacobi_eigenvalues(a: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ In: ``argv``. Out: the exit code of the subcommand (:mod:`.commands`, :mod:`.inf
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from typing import List, Optional
@@ -191,15 +192,11 @@ def _silence_stdout() -> None:
         pass  # stdout is not a file (e.g. captured): nothing to flush later
 
 
-_PARSERS: List[argparse.ArgumentParser] = []
-
-
+@functools.lru_cache(maxsize=1)
 def _parser() -> argparse.ArgumentParser:
     """The parser, built once per process (parsing changes nothing in it; building it
     costs ~17 ms, which ``main()`` called in-process for many commands paid each time)."""
-    if not _PARSERS:
-        _PARSERS.append(build_parser())
-    return _PARSERS[0]
+    return build_parser()
 
 
 def main(argv: Optional[List[str]] = None) -> int:
