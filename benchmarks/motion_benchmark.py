@@ -120,6 +120,16 @@ def within(reached, target, orientation):
     return np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 2e-5 and angle <= 2e-5
 
 
+def _collision_detail(planner, mplib, q) -> str:
+    """What mplib finds in collision at ``q`` and what our scene says there."""
+    found = mplib.planner.check_for_self_collision(mplib.state(q)) + \
+        mplib.planner.check_for_env_collision(mplib.state(q))
+    pairs = ', '.join(f'{c.link_name1} - {c.link_name2}' for c in found[:3])
+    ours = planner.scene.colliding_pairs(q)
+    nearest = float(np.min(planner.scene.distances(q)))
+    return f'mplib: {pairs}; ours: {sorted(ours)[:3]}, nearest {nearest:.2e} m; q {q.tolist()}'
+
+
 def free_in_mplib(mplib, states, stride=1):
     return not any(mplib.collides(q) for q in states[::stride])
 
@@ -278,7 +288,8 @@ def motions(planner, mplib, count, rng, rate):
                 valid = True
                 ours_valid_times.append(ours)
             else:
-                collided.append(f't = {hit[0] / rate:.4f} s of {trajectory.duration:.3f} s')
+                collided.append(f't = {hit[0] / rate:.4f} s of {trajectory.duration:.3f} s'
+                                f' ({_collision_detail(planner, mplib, full[hit[0]])})')
             worst_limits = max(worst_limits, demand(trajectory,
                                                     planner.velocity_limits[columns],
                                                     planner.acceleration_limits[columns]))
