@@ -16,7 +16,8 @@ every state on it (:meth:`~.scene.PlanningScene.segment_free`, :mod:`.certified`
   reduction, partial shortcuts, close vertices collapsed; :data:`SIMPLIFY_ROUNDS`
   rounds), its motions proven the same way, for at most :data:`SIMPLIFY_CHECKS` motions.
   Not its B-spline smoothing: the corners are rounded by :mod:`.corners`, and the
-  states it adds would each need their motions proven. The start and goal states are checked by the caller.
+  states it adds would each need their motions proven. The start and goal states are
+  checked by the caller.
 
 The same request gives the same path: OMPL's random numbers are seeded from the request
 (``ompl.util.RNG.setSeed(seed + 1)`` before the planner and the simplifier are built, each

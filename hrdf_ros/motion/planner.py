@@ -273,9 +273,6 @@ class MotionPlanner(PlannerSetup):
         if on_segments(played, path) or self.played_free(trajectory, path[0]):
             return trajectory
         return None
-        if checked and not self.played_free(trajectory, path[0]):
-            return None
-        return trajectory
 
     def cartesian_path(self, start, waypoints, *, index: int = 0, max_step: float = 0.01,
                        avoid_collisions: bool = True, max_velocity_scaling_factor: float = 1.0,
