@@ -21,7 +21,10 @@ with a gripper twice, its fingers open and closed, for the collision checks and 
   joint_trajectory_controller plays it at ``--rate`` Hz (10 kHz), is free in mplib's
   check at every sample (ours; a plan of ours that collides there is counted and named
   apart: ``collided``, which must be 0), or its samples joined by straight lines are
-  free at every 5 mm of link motion (mplib's: its own TOPP-RA samples); mplib's "Success"
+  free at every 5 mm of link motion (mplib's: its own TOPP-RA samples). A contact
+  mplib reports that python-fcl (on the pairs it names) and Coal (on every pair) both
+  find 0.1 mm apart or more is disproven (mplib 0.2.1's cylinder-cylinder defect), for
+  either planner's plans, and counted apart (``mplib false contacts``); mplib's "Success"
   is reported as claimed and as valid. The time to a valid plan (ours where ours is
   valid, mplib's where its is), on the pairs both plan validly, and ours where neither
   does (no collision-free path: ours until its count runs out). The certified checks
@@ -71,7 +74,7 @@ from hrdf_ros.motion.warm_up import warm_up  # noqa: E402
 from hrdf_ros.motion.resolution import interpolate, interpolation_counts  # noqa: E402
 from hrdf_ros.motion.trajectory import demand, playback  # noqa: E402
 from motion_helpers import (Mplib, distance_from_line, hebi_fk,  # noqa: E402
-                            hebi_follows_line)
+                            hebi_follows_line, python_fcl_clearance)
 
 SHARED = os.path.normpath(os.path.join(REPO, '..', 'shared', 'hrdf'))
 ARMS = os.path.join(REPO, 'test', 'data', 'arms')
@@ -120,18 +123,49 @@ def within(reached, target, orientation):
     return np.linalg.norm(reached[:3, 3] - target[:3, 3]) <= 2e-5 and angle <= 2e-5
 
 
-def _collision_detail(planner, mplib, q) -> str:
-    """What mplib finds in collision at ``q`` and what our scene says there."""
+#: m: a contact mplib reports is disproven when python-fcl (on the pairs mplib names) and
+#: Pinocchio's Coal (on every checked pair) both find the shapes at least this far apart:
+#: a hundred times GJK's tolerances (mplib 0.2.1's FCL calls cylinders 1.7 mm apart
+#: touching: test_consumers_motion.py).
+DISPROVEN = 1e-4
+
+
+def _mplib_pairs(mplib, q):
     found = mplib.planner.check_for_self_collision(mplib.state(q)) + \
         mplib.planner.check_for_env_collision(mplib.state(q))
-    pairs = ', '.join(f'{c.link_name1} - {c.link_name2}' for c in found[:3])
+    return [(c.link_name1, c.link_name2) for c in found]
+
+
+def _collision_detail(planner, mplib, q) -> str:
+    """What mplib finds in collision at ``q`` and what our scene and python-fcl say."""
+    pairs = _mplib_pairs(mplib, q)
+    named = ', '.join(f'{a} - {b} (python-fcl {python_fcl_clearance(planner, q, (a, b)):.2e} m)'
+                      for a, b in pairs[:3])
     ours = planner.scene.colliding_pairs(q)
     nearest = float(np.min(planner.scene.distances(q)))
-    return f'mplib: {pairs}; ours: {sorted(ours)[:3]}, nearest {nearest:.2e} m; q {q.tolist()}'
+    return f'mplib: {named}; ours: {sorted(ours)[:3]}, nearest {nearest:.2e} m; q {q.tolist()}'
 
 
-def free_in_mplib(mplib, states, stride=1):
-    return not any(mplib.collides(q) for q in states[::stride])
+def _disproven(planner, mplib, q) -> bool:
+    """mplib calls ``q`` colliding, and python-fcl on each pair it names and Coal on every
+    checked pair find the shapes DISPROVEN or more apart (a mesh gives python-fcl no
+    opinion: not disproven)."""
+    pairs = _mplib_pairs(mplib, q)
+    return bool(pairs) and float(np.min(planner.scene.distances(q))) >= DISPROVEN and all(
+        DISPROVEN <= python_fcl_clearance(planner, q, pair) < math.inf for pair in pairs
+        if pair[0] != pair[1])
+
+
+def mplib_contacts(planner, mplib, states):
+    """(first state mplib calls colliding that is not disproven or None, the states it
+    calls colliding that are disproven, up to that one)."""
+    disproven = []
+    for k, q in enumerate(states):
+        if mplib.collides(q):
+            if not _disproven(planner, mplib, q):
+                return k, disproven
+            disproven.append(k)
+    return None, disproven
 
 
 def checks(planner, mplib, count, rng):
@@ -253,6 +287,7 @@ def motions(planner, mplib, count, rng, rate):
     warm_up(planner)
     counts_before = planner.scene.proof_counts
     collided = []
+    false_contacts = []              # mplib's contacts that are disproven
     ours_ok = ours_planned = peer_claimed = peer_ok = lines = 0
     ours_time = peer_time = 0.0
     both = []                              # (ours s, mplib s) where both are valid
@@ -282,14 +317,18 @@ def motions(planner, mplib, count, rng, rate):
             columns = [planner.joint_names.index(j) for j in trajectory.joint_names]
             full = np.tile(start, (len(played), 1))
             full[:, columns] = played * planner._ratios[columns]
-            hit = [k for k, q in enumerate(full) if mplib.collides(q)]
-            if not hit:
+            hit, disproven = mplib_contacts(planner, mplib, full)
+            if disproven:
+                false_contacts.append(f'{len(disproven)} samples from t = '
+                                      f'{disproven[0] / rate:.4f} s '
+                                      f'({_collision_detail(planner, mplib, full[disproven[0]])})')
+            if hit is None:
                 ours_ok += 1
                 valid = True
                 ours_valid_times.append(ours)
             else:
-                collided.append(f't = {hit[0] / rate:.4f} s of {trajectory.duration:.3f} s'
-                                f' ({_collision_detail(planner, mplib, full[hit[0]])})')
+                collided.append(f't = {hit / rate:.4f} s of {trajectory.duration:.3f} s'
+                                f' ({_collision_detail(planner, mplib, full[hit])})')
             worst_limits = max(worst_limits, demand(trajectory,
                                                     planner.velocity_limits[columns],
                                                     planner.acceleration_limits[columns]))
@@ -334,7 +373,7 @@ def motions(planner, mplib, count, rng, rate):
             dense = [interpolate(a, b, interpolation_counts(a[None], b[None], arms)[0])
                      for a, b in zip(full[:-1], full[1:])]
             states = np.concatenate(dense) if dense else full
-            peer_valid = free_in_mplib(mplib, states, stride=1)
+            peer_valid = mplib_contacts(planner, mplib, states)[0] is None
             peer_ok += peer_valid
             if peer_valid:
                 peer_valid_times.append(peer)
@@ -364,6 +403,8 @@ def motions(planner, mplib, count, rng, rate):
             if len(corners) else math.nan,
             'limits as played': worst_limits, 'line excess %': 100 * worst_line,
             'collided': len(collided), 'collided at': '; '.join(collided[:3]),
+            'mplib false contacts': len(false_contacts),
+            'false contacts at': '; '.join(false_contacts[:3]),
             'plans sha256': digest.hexdigest()[:16],
             'why not': '; '.join(f'{n} x {why}' for why, n in sorted(reasons.items())),
             'proofs per s': counts['pieces'] / max(counts['seconds'], 1e-12),
@@ -461,12 +502,17 @@ def main() -> int:
                 failures.append(f'{name}: Cartesian {row["followed %"]:.1f} % followed, '
                                 f'{row["off line mm"]:.3f} mm, {row["off rad"]:.4f} rad, '
                                 f'limits {row["cartesian limits"]:.4f}')
-    if corner_ratios:
-        ratios = np.concatenate(corner_ratios)
+    ratios = np.concatenate(corner_ratios) if corner_ratios else np.zeros(0)
+    if len(ratios):
         print(f'\nplans of 2+ segments: {len(ratios)}; duration / stopping at every corner: '
               f'median {np.median(ratios):.3f}, max {np.max(ratios):.3f}')
         if len(ratios) and np.median(ratios) > 0.85:
             failures.append(f'corners: median {np.median(ratios):.3f} > 0.85')
+    if args.pairs:
+        total = {k: sum(r[k] for r in rows) for k in
+                 ('planned', 'plans', 'collided', 'mplib false contacts', 'mplib claimed',
+                  'mplib valid')}
+        print('\nall robots: ' + ', '.join(f'{k} {v}' for k, v in total.items()))
     print(f'\n{len(rows)} robots in {time.perf_counter() - began:.0f} s'
           + (f' with {args.busy} busy loops beside' if args.busy else ''))
     for loop in loops:

@@ -164,3 +164,41 @@ def check_trajectory(trajectory, start, goal, planner, velocity_scaling=1.0,
                    planner.acceleration_limits[columns] * acceleration_scaling)
     assert ratio <= 1.001, ratio
     return playback(trajectory, 1000.0)
+
+
+def python_fcl_clearance(planner, q, links=None) -> float:
+    """m, the smallest distance between the scene's checked pairs of primitive shapes
+    (boxes, cylinders, spheres) at q by python-fcl (FCL's own GJK, another build than
+    mplib's and Pinocchio's: a third opinion), the shapes placed where Pinocchio places
+    them; ``links``: only pairs between these two URDF links. ``inf`` where no such pair
+    is made of primitives (a mesh: no opinion)."""
+    import fcl
+    import pinocchio as pin
+    scene = planner.scene
+    robot, model, data = scene._robot, scene._geometry_model, scene._geometry_data
+    pin.updateGeometryPlacements(robot.model, scene._data, model, data,
+                                 robot.configuration(q))
+
+    def link(k):
+        return robot.model.frames[model.geometryObjects[k].parentFrame].name
+
+    def solid(k):
+        geometry, placed = model.geometryObjects[k].geometry, data.oMg[k]
+        kind = type(geometry).__name__
+        if kind == 'Box':
+            shape = fcl.Box(*(2 * geometry.halfSide))
+        elif kind == 'Cylinder':
+            shape = fcl.Cylinder(geometry.radius, 2 * geometry.halfLength)
+        elif kind == 'Sphere':
+            shape = fcl.Sphere(geometry.radius)
+        else:
+            return None
+        return fcl.CollisionObject(shape, fcl.Transform(placed.rotation, placed.translation))
+    distances = [math.inf]
+    for pair in model.collisionPairs:
+        if links is not None and {link(pair.first), link(pair.second)} != set(links):
+            continue
+        a, b = solid(pair.first), solid(pair.second)
+        if a is not None and b is not None:
+            distances.append(fcl.distance(a, b, fcl.DistanceRequest(), fcl.DistanceResult()))
+    return min(distances)

@@ -28,7 +28,7 @@ from hrdf_ros.motion.trajectory import playback
 
 from conftest import BUNDLED_ARM, KITS_DIR
 from motion_helpers import (Mplib, check_trajectory, distance_from_line, free_states, hebi_fk,
-                            hebi_follows_line)
+                            hebi_follows_line, python_fcl_clearance)
 
 pytestmark = pytest.mark.consumers
 pytest.importorskip('mplib', reason='mplib not installed (make test installs it)')
@@ -77,37 +77,6 @@ def _solved_free(planner, mplib, hebi, states, max_iterations):
     return solved
 
 
-def _python_fcl_clearance(planner, q) -> float:
-    """m, the smallest distance between the checked pairs of primitive shapes (boxes,
-    cylinders, spheres) at q, by python-fcl (FCL's own GJK; a third opinion), the shapes
-    placed where Pinocchio places them."""
-    import fcl
-    import pinocchio as pin
-    scene = planner.scene
-    robot, model, data = scene._robot, scene._geometry_model, scene._geometry_data
-    pin.updateGeometryPlacements(robot.model, scene._data, model, data,
-                                 robot.configuration(q))
-
-    def solid(k):
-        geometry, placed = model.geometryObjects[k].geometry, data.oMg[k]
-        kind = type(geometry).__name__
-        if kind == 'Box':
-            shape = fcl.Box(*(2 * geometry.halfSide))
-        elif kind == 'Cylinder':
-            shape = fcl.Cylinder(geometry.radius, 2 * geometry.halfLength)
-        elif kind == 'Sphere':
-            shape = fcl.Sphere(geometry.radius)
-        else:
-            return None
-        return fcl.CollisionObject(shape, fcl.Transform(placed.rotation, placed.translation))
-    distances = []
-    for pair in model.collisionPairs:
-        a, b = solid(pair.first), solid(pair.second)
-        if a is not None and b is not None:
-            distances.append(fcl.distance(a, b, fcl.DistanceRequest(), fcl.DistanceResult()))
-    return min(distances)
-
-
 @pytest.mark.parametrize('name', ROBOTS)
 def test_the_scene_agrees_with_mplibs_fcl(robots, name):
     """The same verdict as mplib on random states, but where two shapes are within a
@@ -126,7 +95,7 @@ def test_the_scene_agrees_with_mplibs_fcl(robots, name):
     for k in differ:
         clearance = _clearance(planner, states[k])
         assert clearance <= 1e-5 or (
-            not ours[k] and abs(_python_fcl_clearance(planner, states[k]) - clearance)
+            not ours[k] and abs(python_fcl_clearance(planner, states[k]) - clearance)
             <= 1e-5), (k, clearance)
     assert [planner.in_collision(q) for q in states[:200]] == list(ours[:200])
 

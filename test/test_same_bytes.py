@@ -16,6 +16,9 @@ last bits or a file's text:
   (``NPY_DISABLE_CPU_FEATURES``; its AVX-512 ``arctan2`` differs from libm's);
 * the working folder, and the input path given absolute or relative.
 
+Each run has a cache folder of its own (``HRDF_ROS_CACHE_DIR``), so that every run
+computes what hrdf_ros would remember between processes (the collision matrix).
+
 Every file must be byte for byte the same in every run. And no file holds rounding
 noise: no number of magnitude below 1e-15 but 0, no run of nine or more 0s or 9s inside
 a number's significant digits (``0.0049999999999999975``, ``6.580000000000001e-05``).
@@ -74,7 +77,9 @@ def _run(name, environment, relative, robots_file, root):
     folder = os.path.join(root, re.sub(r'\W+', '_', name))
     work = os.path.join(folder, 'cwd')
     os.makedirs(work)
-    env = dict(os.environ, SOURCE_DATE_EPOCH='1700000000', **environment)
+    # a cache folder of its own: nothing computed in another run is read back
+    env = dict(os.environ, SOURCE_DATE_EPOCH='1700000000',
+               HRDF_ROS_CACHE_DIR=os.path.join(folder, 'cache'), **environment)
     env.pop('HRDF_ROS_KINEMATICS', None)
     result = subprocess.run([sys.executable, WORKER, robots_file, os.path.join(folder, 'out'),
                              'relative' if relative else 'absolute'],

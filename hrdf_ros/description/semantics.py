@@ -11,10 +11,14 @@ MoveIt package, the MJCF model and the motion planner of one robot need the same
 the last :data:`REMEMBERED` results are kept, by a fingerprint of everything they are
 computed from (the link tree and its limits, the link poses' joint origins and axes, the
 collision geometry as the URDF states it, the end effectors, ``samples`` and ``seed``).
-A result is shared by every caller that asks for the same: treat it as read-only.
+A result is shared by every caller that asks for the same: treat it as read-only. Its
+sampled part (the collision matrix, the homes, the floor) is also kept on disk for later
+processes (:mod:`.remembered`: the user cache folder, keyed by the fingerprint and the
+code), so that a CLI command or a node started again does not sample again.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -22,6 +26,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
+from . import remembered
 from .collision_matrix import DEFAULT_SAMPLES, DEFAULT_SEED, CollisionChecker, collision_matrix
 from .collision_shapes import CollisionShapes, collision_shapes, require_fcl
 from .gripper_groups import GripperGroup, gripper_groups
@@ -83,14 +88,32 @@ REMEMBERED = 2
 _REMEMBERED: 'OrderedDict[str, Semantics]' = OrderedDict()
 
 
+def _canonical(value):
+    """``value`` as nested tuples whose repr is the same in every process: sets sorted
+    (their order follows string hashing, which differs from process to process), arrays
+    as their bytes (their repr elides), dataclasses field by field."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__,) + tuple(
+            (f.name, _canonical(getattr(value, f.name))) for f in dataclasses.fields(value))
+    if isinstance(value, (set, frozenset)):
+        return ('set',) + tuple(sorted((_canonical(v) for v in value), key=repr))
+    if isinstance(value, dict):
+        return ('dict',) + tuple((_canonical(k), _canonical(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return tuple(_canonical(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return ('array', value.dtype.str, value.shape, value.tobytes())
+    return value
+
+
 def _fingerprint(urdf: LinkTree, description: RobotDescription, poser: LinkPoser,
                  geometry, samples: int, seed: int, never: bool = True,
                  home: bool = True) -> str:
     """SHA-256 of everything :func:`semantics` computes from (module docstring)."""
     digest = hashlib.sha256()
     tree = description.tree
-    digest.update(repr((urdf, tree.end_effector_links, tree.grippers, samples, seed,
-                        never, home)).encode())
+    digest.update(repr(_canonical((urdf, tree.end_effector_links, tree.grippers, samples,
+                                   seed, never, home))).encode())
     digest.update(poser.fingerprint())
     for link, shapes in geometry:
         for shape in shapes:
@@ -131,27 +154,24 @@ def semantics(description: RobotDescription, samples: int = DEFAULT_SAMPLES,
     grippers = gripper_groups(tree, urdf, groups)
     if samples:
         shapes = collision_shapes(geometry)
-        checker = CollisionChecker(shapes, poser)
     else:   # Adjacent pairs only: which links have geometry is all that counts
         shapes = CollisionShapes([n for n in urdf.links if n in urdf.collision_links], [])
-        checker = None
-    disabled = collision_matrix(urdf, shapes, poser, samples, seed, never=never)
     notes = [f'{link}: collision pairs not sampled ({why})'
              for link, why in sorted(shapes.opaque.items())]
-    result = Semantics(urdf, poser, groups, grippers, shapes, disabled, {}, notes)
-    checked = result.checked_pairs
-    homes: Dict[str, Dict[str, float]] = {}
-    chosen: Dict[str, float] = {}
-    for group in groups if home else ():  # each group's home beside those chosen before
-        homes[group.name] = home_state(group, poser, checker, checked, seed=seed + 7,
-                                       others=chosen)
-        chosen.update(homes[group.name])
     zeros = {g.name: zero_state(g, poser) for g in groups}
-    result.states = {'zero': zeros, 'home': homes if home else dict(zeros)}
-    if checker is not None:
-        values = result.home()
-        lowest = checker.lowest(np.array([values[j] for j in poser.joints]), moving_only=True)
-        result.floor = min(0.0, float(lowest[0]) - CLEARANCE)
+    kept = remembered.load(key) if samples else None
+    if kept is not None:          # computed by this code in an earlier process
+        disabled = {(a, b): reason for a, b, reason in kept['disabled']}
+        result = Semantics(urdf, poser, groups, grippers, shapes, disabled, {}, notes,
+                           kept['floor'])
+        result.states = {'zero': zeros, 'home': kept['homes'] if home else dict(zeros)}
+    else:
+        result = _sampled(urdf, poser, groups, grippers, shapes, notes, zeros, samples,
+                          seed, never, home)
+        if samples:
+            remembered.store(key, {
+                'disabled': [[a, b, reason] for (a, b), reason in result.disabled.items()],
+                'homes': result.states['home'] if home else {}, 'floor': result.floor})
     _REMEMBERED[key] = result
     while len(_REMEMBERED) > REMEMBERED:
         _REMEMBERED.popitem(last=False)
@@ -159,3 +179,26 @@ def semantics(description: RobotDescription, samples: int = DEFAULT_SAMPLES,
 
 
 __all__ = ['DEFAULT_SAMPLES', 'DEFAULT_SEED', 'Semantics', 'semantics']
+
+
+def _sampled(urdf: LinkTree, poser: LinkPoser, groups, grippers, shapes: CollisionShapes,
+             notes: List[str], zeros, samples: int, seed: int, never: bool, home: bool
+             ) -> Semantics:
+    """The semantics with its collision matrix, homes and floor computed (samples > 0:
+    FCL on ``shapes``)."""
+    checker = CollisionChecker(shapes, poser) if samples else None
+    disabled = collision_matrix(urdf, shapes, poser, samples, seed, never=never)
+    result = Semantics(urdf, poser, groups, grippers, shapes, disabled, {}, notes)
+    checked = result.checked_pairs
+    homes: Dict[str, Dict[str, float]] = {}
+    chosen: Dict[str, float] = {}
+    for group in groups if home else ():  # each group's home beside those chosen before
+        homes[group.name] = {joint: float(value) for joint, value in home_state(
+            group, poser, checker, checked, seed=seed + 7, others=chosen).items()}
+        chosen.update(homes[group.name])
+    result.states = {'zero': zeros, 'home': homes if home else dict(zeros)}
+    if checker is not None:
+        values = result.home()
+        lowest = checker.lowest(np.array([values[j] for j in poser.joints]), moving_only=True)
+        result.floor = min(0.0, float(lowest[0]) - CLEARANCE)
+    return result
