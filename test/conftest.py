@@ -26,11 +26,17 @@ HEXAPOD_18 = os.path.join(REPO, 'benchmarks', 'data', 'hexapod_18dof.hrdf')
 WRITTEN_RTOL = 1e-11
 WRITTEN_ATOL = 5e-11
 
-# hrdf_ros's mesh sources (hrdf_ros.parts.mesh_sources): a user cache of this test
-# session only, and no mesh folder from the developer's environment, so that tests
-# neither read nor fill the user's own cache and the rule starts from nothing.
-os.environ['HRDF_ROS_CACHE_DIR'] = tempfile.mkdtemp(prefix='hrdf_ros_test_cache_')
-atexit.register(shutil.rmtree, os.environ['HRDF_ROS_CACHE_DIR'], True)
+# hrdf_ros's user cache (mesh sources, compiled kernels, collision matrices): one of this
+# test session only, and no mesh folder from the developer's environment, so that tests
+# neither read nor fill the user's own cache and the rule starts from nothing. The
+# pytest-xdist workers share the controller's (HRDF_ROS_TEST_CACHE), as two processes of a
+# user share theirs.
+if os.environ.get('PYTEST_XDIST_WORKER') and os.environ.get('HRDF_ROS_TEST_CACHE'):
+    os.environ['HRDF_ROS_CACHE_DIR'] = os.environ['HRDF_ROS_TEST_CACHE']
+else:
+    os.environ['HRDF_ROS_CACHE_DIR'] = tempfile.mkdtemp(prefix='hrdf_ros_test_cache_')
+    os.environ['HRDF_ROS_TEST_CACHE'] = os.environ['HRDF_ROS_CACHE_DIR']
+    atexit.register(shutil.rmtree, os.environ['HRDF_ROS_CACHE_DIR'], True)
 
 # The suite tests the numpy kinematics path (as the CLI and the node run by default);
 # test_kinematics_paths.py runs the compiled one against it, hebi-py and the API default.
