@@ -79,7 +79,8 @@ def test_the_cases_are_what_they_say(planner, mplib):
     assert not segment_free(planner.scene, np.array(START),
                             np.array(GOAL_BEHIND))
     target = planner.kinematics.end_effector(np.array(IK_STATE))
-    plain = planner.solve_ik(target, np.array(START), avoid_collisions=False, timeout=0.05)
+    plain = planner.solve_ik(target, np.array(START), avoid_collisions=False, timeout=None,
+                             max_iterations=500)
     assert plain.success and mplib.collides(plain.positions)
 
 

@@ -106,7 +106,7 @@ def _task(args, objects: list):
 
 def cmd_view(args) -> int:
     """``hrdf view``: serve the page until Ctrl-C or SIGTERM; 0 then."""
-    from ..view import INSTALL_HINT, missing_packages, stop_on_signals
+    from ..view import INSTALL_HINT, exit_cleanly, missing_packages, stop_on_signals
     stop = stop_on_signals()
     print(f'hrdf view: loading {args.file}', file=sys.stderr, flush=True)
     missing = missing_packages()
@@ -150,4 +150,4 @@ def cmd_view(args) -> int:
             view.poll()
     finally:
         stop_server(server)
-    return EXIT_OK
+    return exit_cleanly(EXIT_OK)

@@ -321,7 +321,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     docstring). Signals only set a flag (as :func:`hrdf_ros.ros.node.main`)."""
     argv = sys.argv if argv is None else argv
     backend.set_default('numpy')        # the page's FK readout: no numba start-up cost
-    from ..view import INSTALL_HINT, missing_packages, stop_on_signals
+    from ..view import INSTALL_HINT, exit_cleanly, missing_packages, stop_on_signals
     stop = stop_on_signals()
     if missing_packages():
         print(f'hrdf_ros_web_view: needs {INSTALL_HINT}', file=sys.stderr)
@@ -348,7 +348,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             node.shut_down()
             node.destroy_node()
         rclpy.try_shutdown()
-    return code
+    return exit_cleanly(code)
 
 
 if __name__ == '__main__':

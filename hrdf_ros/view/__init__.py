@@ -18,10 +18,18 @@ what to install before anything fails, and :func:`stop_on_signals` can be in pla
 before the slow imports.
 """
 import importlib
+import os
 import signal
+import sys
 import threading
+import time
 from typing import List
 
+#: Name prefix of the view's background threads (building the collision checks, solving
+#: a task's targets, computing a reach map, playing a plan).
+THREAD_PREFIX = 'hrdf_view_'
+#: s that :func:`exit_cleanly` waits for them.
+BACKGROUND_WAIT = 5.0
 #: The ``view`` extra (setup.py ``extras_require['view']``).
 PACKAGES = ('viser', 'yourdfpy', 'trimesh')
 INSTALL_HINT = "the view extra (viser, yourdfpy, trimesh): pip install 'hrdf_ros[view]'"
@@ -53,3 +61,26 @@ def stop_on_signals() -> threading.Event:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, request_stop)
     return stop
+
+
+def exit_cleanly(code: int, timeout: float = BACKGROUND_WAIT) -> int:
+    """Return ``code`` once the view's background threads (:data:`THREAD_PREFIX`) have
+    ended, waiting up to ``timeout`` s; if one is still running then, flush stdout and
+    stderr and end the process now with ``code`` (``os._exit``).
+
+    Why: they are daemon threads, and one may be inside C++ (OMPL, Pinocchio) with the
+    GIL released when the interpreter finalizes. CPython 3.11-3.13 then ends such a
+    thread with ``pthread_exit`` as it asks for the GIL again, whose forced unwinding
+    through a C++ ``catch (...)`` that does not rethrow aborts the whole process
+    ("FATAL: exception not rethrown", exit -6; seen when ``hrdf view`` got SIGINT a
+    second after starting, while its collision checks warmed up). Not finalizing under a
+    running thread avoids it."""
+    deadline = time.monotonic() + timeout
+    for thread in threading.enumerate():
+        if thread.name.startswith(THREAD_PREFIX) and thread is not threading.current_thread():
+            thread.join(max(0.0, deadline - time.monotonic()))
+    if any(t.name.startswith(THREAD_PREFIX) and t.is_alive() for t in threading.enumerate()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

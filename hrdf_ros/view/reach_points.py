@@ -145,7 +145,7 @@ class ReachPoints:
         self._compute.disabled = True
         threading.Thread(target=self._computed,
                          args=(model, float(self._voxel.value), bool(self._free.value)),
-                         daemon=True).start()
+                         name='hrdf_view_reach', daemon=True).start()
 
     def _computed(self, model, voxel: float, free: bool) -> None:
         """The thread that computes a map (module docstring); never raises."""
