@@ -35,6 +35,8 @@ LAYERS = [
      'inertials, shapes, semantics'),
     ('motion', 'motion/', 'planning scene, collision-free IK, joint\nand Cartesian '
      'motions, timed trajectories'),
+    ('servo', 'servo/', 'live steering: twists, joint jogs, poses\nin, the next joint '
+     'positions out, slowing first'),
     ('reach', 'reach/', 'where an arm reaches, in which tool\ndirections, and the '
      'payload it holds there'),
     ('export', 'export/', 'the writers: URDF, xacro, SDFormat, MJCF,\nros2_control, '
@@ -85,7 +87,7 @@ def outside_imports() -> dict:
 
 #: One fill per layer, lowest first.
 COLOURS = ['#f1efe9', '#fde4e1', '#fbd3cd', '#f6e3c8', '#efe9d2', '#f3e6d8', '#e6f0e8', '#e9e4f3',
-           '#f0e4ee', '#dbe8f4', '#e3efdf', '#e8eef0']
+           '#f0e4ee', '#dbe8f4', '#e3efdf', '#e8eef0', '#e4f1f0']
 
 
 def draw():

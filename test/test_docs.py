@@ -49,7 +49,8 @@ def workdir(tmp_path):
 
 
 @pytest.mark.parametrize('page', ['README.md', 'doc/tutorials/view_robot.md',
-                                  'doc/tutorials/move_end_effector.md'])
+                                  'doc/tutorials/move_end_effector.md',
+                                  'doc/explanation/servo.md'])
 def test_python_examples_run(page, workdir):
     [code] = _blocks(page, 'python')
     _run_python(code, workdir)

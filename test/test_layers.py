@@ -3,8 +3,8 @@
 Layers, lowest first: ``model`` (plain data, with ``cache_dir``, ``reproducible`` and
 ``numbers``; they import nothing of the package), ``hrdf`` (reads HRDF into a model),
 ``kinematics``, ``parts`` (HEBI's part catalogue as drawn), ``description`` (the robot
-every output sees), ``motion`` (collision checks, planning, trajectories), ``export``
-(the writers), ``view``, ``ros``, then the top modules (``cli``, ``demo``,
+every output sees), ``motion`` (collision checks, planning, trajectories), ``servo``
+(live steering over motion's checks), ``export`` (the writers), ``view``, ``ros``, then the top modules (``cli``, ``demo``,
 ``__init__``). A module may import from its own layer and the layers below it, never
 from a layer above; only ``motion`` imports the motion extra; nothing below ``ros`` imports rclpy or ROS messages
 (``demo`` at the top is a ROS program; ``cli`` must import without ROS, checked apart).
@@ -21,8 +21,8 @@ import hrdf_ros
 from conftest import BUNDLED_ARM as BUNDLED, REPO
 
 PACKAGE = os.path.join(REPO, 'hrdf_ros')
-LAYERS = ['model', 'hrdf', 'kinematics', 'parts', 'description', 'motion', 'reach', 'export',
-          'design', 'view', 'ros', 'top']
+LAYERS = ['model', 'hrdf', 'kinematics', 'parts', 'description', 'motion', 'servo', 'reach',
+          'export', 'design', 'view', 'ros', 'top']
 #: Top-level modules/packages that need ROS 2 (rclpy or generated interfaces).
 ROS_MODULES = {'rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'geometry_msgs',
                'tf2_msgs', 'builtin_interfaces', 'hrdf_ros_interfaces', 'launch',
@@ -56,8 +56,8 @@ def _layer(relative: str) -> str:
     first = relative.split(os.sep)[0]
     if first in ('model.py', 'cache_dir.py', 'reproducible.py', 'numbers.py'):
         return 'model'
-    if first in ('hrdf', 'kinematics', 'parts', 'description', 'motion', 'reach', 'export',
-                 'design', 'view', 'ros'):
+    if first in ('hrdf', 'kinematics', 'parts', 'description', 'motion', 'servo', 'reach',
+                 'export', 'design', 'view', 'ros'):
         return first
     return 'top'
 

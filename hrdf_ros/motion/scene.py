@@ -137,8 +137,9 @@ class PlanningScene(SceneProofs):
                                         self._robot.shapes],
                           list(self._description.tree.dof_names), self._ratios,
                           self.gripper_positions)
-        #: the rows' motion weights (:func:`~.resolution.pair_weights`)
+        #: the rows' motion weights and slides (:func:`~.resolution.pair_weights`)
         self.weights, slides = pair_weights(arms, pairs, count)
+        self.slides = slides
         self.clearance = Clearance(self._pin, self._robot, self._data, model,
                                    self._geometry_data, pairs, count, self._sieve._owner,
                                    list(objects), self._sieve.link_poses,

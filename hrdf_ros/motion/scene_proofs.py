@@ -93,6 +93,30 @@ class SceneProofs:
         """
         return self.clearance.exact(self._state(positions), range(len(self._pairs)))
 
+    def near_distances(self, positions, within: float) -> np.ndarray:
+        """(P,) lower bounds on every checked pair's distance at a (dof,) state, m: the
+        cheap bound (:meth:`~.clearance.Clearance.cheap`) where that is ``within`` m or
+        more, else hpp-fcl's (:meth:`distances`). Each is a true lower bound; those below
+        ``within`` are the exact ones.
+
+        Raises:
+            ValueError: as :meth:`~.scene.PlanningScene.in_collision`.
+        """
+        state = self._state(positions)
+        bounds = self.clearance.cheap(self.link_poses(state[None]))[0]
+        close = np.flatnonzero(bounds < within)
+        if len(close):
+            bounds[close] = self.clearance.exact(state, close)
+        return bounds
+
+    def row_distances(self, positions, rows) -> np.ndarray:
+        """(R,) hpp-fcl's lower bounds (:meth:`distances`) on the distance of the checked
+        ``rows`` only, at a (dof,) state, m."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if not len(rows):
+            return np.zeros(0)
+        return self.clearance.exact(self._state(positions), rows)
+
     def margins(self, clearance: float, states) -> np.ndarray:
         """(P,) per checked pair the margin a motion between ``states`` (S, dof) keeps:
         ``clearance`` (m), or half the pair's distance at the nearest of the states where
