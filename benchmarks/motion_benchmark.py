@@ -152,8 +152,7 @@ def _disproven(planner, mplib, q) -> bool:
     opinion: not disproven)."""
     pairs = _mplib_pairs(mplib, q)
     return bool(pairs) and float(np.min(planner.scene.distances(q))) >= DISPROVEN and all(
-        DISPROVEN <= python_fcl_clearance(planner, q, pair) < math.inf for pair in pairs
-        if pair[0] != pair[1])
+        DISPROVEN <= python_fcl_clearance(planner, q, pair) < math.inf for pair in pairs)
 
 
 def mplib_contacts(planner, mplib, states):

@@ -43,9 +43,9 @@ The braking: with every joint's velocity s u_i changed at most by a_i per second
 fall at alpha = min_i a_i / |u_i| per second, and a motion at s covers s^2 / (2 alpha)
 in units of u before it stops. A joint stops on its bound when s <= sqrt(2 alpha d_i /
 |u_i|) (d_i its distance to the bound), a pair before its halt distance when s <=
-sqrt(2 alpha (d_p - h_p) / c_p), c_p = sum_k W_pk |u_k| being the most the pair's
-distance can shrink per unit of s (the lever arms of :func:`~hrdf_ros.motion.resolution.
-pair_weights`); one step of alpha dt is taken off for the discrete steps.
+sqrt(2 alpha (d_p - h_p) / c_p), c_p being how fast the command closes the pair at
+s = 1 (:mod:`.guard`: as seen 10 ms ahead along it, times 1.5); one step of alpha dt is
+taken off for the discrete steps. Step 4's proof covers what the look-ahead misses.
 """
 from __future__ import annotations
 
@@ -192,10 +192,10 @@ class ServoCore:
         wanted, singular_scale, singular_status = self._wanted(notes)
         limits = [(singular_scale, singular_status)]
         if np.any(wanted):
-            limits += [self._velocity_scale(wanted), self._bound_scale(wanted)]
+            alpha = self._deceleration(wanted)
+            limits += [self._velocity_scale(wanted), self._bound_scale(wanted, alpha)]
             if p.check_collisions:
-                limits.append(self.guard.scale(self.positions, wanted,
-                                               self._deceleration(wanted)))
+                limits.append(self.guard.scale(self.positions, wanted, alpha))
         scale = min(limit for limit, _ in limits)
         codes = [code for limit, code in limits if code != StatusCode.NO_WARNING]
         status = max(codes, key=PRECEDENCE.index) if codes else StatusCode.NO_WARNING
@@ -314,8 +314,7 @@ class ServoCore:
         moving = np.abs(wanted) > 0
         return float(np.min(self._acceleration[moving] / np.abs(wanted[moving])))
 
-    def _bound_scale(self, wanted: np.ndarray):
-        alpha = self._deceleration(wanted)
+    def _bound_scale(self, wanted: np.ndarray, alpha: float):
         dt = self.parameters.publish_period
         room = np.where(wanted > 0, self._upper - self.positions,
                         np.where(wanted < 0, self.positions - self._lower, np.inf))
