@@ -65,8 +65,9 @@ def stop_on_signals() -> threading.Event:
 
 def exit_cleanly(code: int, timeout: float = BACKGROUND_WAIT) -> int:
     """Return ``code`` once the view's background threads (:data:`THREAD_PREFIX`) have
-    ended, waiting up to ``timeout`` s; if one is still running then, flush stdout and
-    stderr and end the process now with ``code`` (``os._exit``).
+    ended, waiting up to ``timeout`` s; if any thread but the main one is still running
+    then (one of those, or viser's), flush stdout and stderr and end the process now with
+    ``code`` (``os._exit``).
 
     Why: they are daemon threads, and one may be inside C++ (OMPL, Pinocchio) with the
     GIL released when the interpreter finalizes. CPython 3.11-3.13 then ends such a
@@ -74,12 +75,14 @@ def exit_cleanly(code: int, timeout: float = BACKGROUND_WAIT) -> int:
     through a C++ ``catch (...)`` that does not rethrow aborts the whole process
     ("FATAL: exception not rethrown", exit -6; seen when ``hrdf view`` got SIGINT a
     second after starting, while its collision checks warmed up). Not finalizing under a
-    running thread avoids it."""
+    running thread avoids it (and a hang of a process finalized under one: one SIGTERM of
+    a CI run waited 30 s, not seen again in 40 tries here)."""
     deadline = time.monotonic() + timeout
     for thread in threading.enumerate():
         if thread.name.startswith(THREAD_PREFIX) and thread is not threading.current_thread():
             thread.join(max(0.0, deadline - time.monotonic()))
-    if any(t.name.startswith(THREAD_PREFIX) and t.is_alive() for t in threading.enumerate()):
+    if any(t.is_alive() and t is not threading.main_thread() for t in threading.enumerate()):
+        # any thread still running (viser's too) could hold what finalization needs
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
