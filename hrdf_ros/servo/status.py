@@ -35,6 +35,3 @@ MEANINGS = {
     StatusCode.HALT_FOR_COLLISION: 'collision detected, emergency stop',
     StatusCode.JOINT_BOUND: 'close to a joint bound, only motion back inside',
 }
-
-#: Codes that stop the arm.
-HALTS = frozenset({StatusCode.HALT_FOR_SINGULARITY, StatusCode.HALT_FOR_COLLISION})
