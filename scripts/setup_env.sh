@@ -186,8 +186,9 @@ build_interface() {
 # ~/move_to sends to the arm's joint_trajectory_controller) are built, like the stand-ins,
 # only where the environment does not already provide them (a full ROS 2 install).
 # control_msgs holds 49 interfaces; hrdf_ros uses one action, FollowJointTrajectory, whose
-# goal names two of its messages. Those three, built from ../shared's files (linked, not
-# copied, into a source folder under build/ with its own CMakeLists.txt) take 15 s where
+# goal names two of its messages, and the servo's JointJog message. Those four, built from
+# ../shared's files (linked, not copied, into a source folder under build/ with its own
+# CMakeLists.txt) take 15 s where
 # the whole package takes 125 s; their definitions, and so their type hashes, are the
 # package's own (a real joint_trajectory_controller accepts the goals).
 OUTSIDE_IFACES=()
@@ -196,7 +197,7 @@ if [[ -f "$CONTROL_MSGS/package.xml" ]]; then
     subset="$ROOT/build/interface-sources/control_msgs"
     "$VPY" "$SCRIPTS/interface_subset.py" "$(cd "$CONTROL_MSGS" && pwd)" "$subset" \
         action/FollowJointTrajectory.action msg/JointTolerance.msg \
-        msg/JointComponentTolerance.msg \
+        msg/JointComponentTolerance.msg msg/JointJog.msg \
         || die "cannot lay out control_msgs' FollowJointTrajectory under build/"
     OUTSIDE_IFACES+=("$subset")
 fi
