@@ -40,7 +40,9 @@ _JTC = 'joint_trajectory_controller/joint_trajectory_controller_parameters.yaml'
 _JSB = 'joint_state_broadcaster/joint_state_broadcaster_parameters.yaml'
 _GRIPPER = 'gripper_controllers/gripper_action_controller_parameters.yaml'
 _PARALLEL = 'parallel_gripper_controller/gripper_action_controller_parameters.yaml'
+_FORWARD = 'forward_command_controller/forward_command_controller_parameters.yaml'
 _COMMON = {
+    'forward_command_controller/ForwardCommandController': _FORWARD,
     'joint_trajectory_controller/JointTrajectoryController': _JTC,
     'joint_state_broadcaster/JointStateBroadcaster': _JSB,
     'parallel_gripper_action_controller/GripperActionController': _PARALLEL,

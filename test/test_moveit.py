@@ -41,8 +41,10 @@ MOVABLE = ('revolute', 'continuous', 'prismatic')
 NON_SINGULAR = 0.05
 
 
-def layout(name):
-    return ({'package.xml', 'CMakeLists.txt', '.setup_assistant', 'launch/bringup.launch.py'}
+def layout(name, servo=True):
+    """The package's files; ``servo``: it has a planning group, so config/servo.yaml."""
+    return ({'config/servo.yaml'} if servo else set()) | (
+        {'package.xml', 'CMakeLists.txt', '.setup_assistant', 'launch/bringup.launch.py'}
             | {f'config/{name}.{ext}' for ext in ('urdf', 'macro.xacro', 'urdf.xacro',
                                                   'ros2_control.xacro', 'srdf', 'srdf.xacro')}
             | {f'config/{f}' for f in CONFIG} | {f'launch/{b}.launch.py' for b in LAUNCH})
@@ -53,7 +55,7 @@ def test_package_agrees_with_the_urdf(path):
     model, package = generated(path)
     name = package.robot_name
     files = package.files
-    assert set(files) == layout(name)
+    assert set(files) == layout(name, servo=bool(package.groups))
     assert re.fullmatch(r'[a-z][a-z0-9_]*', package.name) and '__' not in package.name
     robot = URDF.from_xml_string(files[f'config/{name}.urdf'].encode())
     moving = {j.name: j for j in robot.joints if j.type in MOVABLE}
@@ -177,6 +179,19 @@ def test_package_agrees_with_the_urdf(path):
         # position with a velocity feed-forward, as hebi_bringup's controllers command
         assert controllers[name]['ros__parameters']['command_interfaces'] == [
             'position', 'velocity']
+    if package.groups:     # the servo's forward position controller, on the first group
+        arm = package.groups[0]
+        assert manager['forward_position_controller']['type'] == \
+            'forward_command_controller/ForwardCommandController'
+        assert controllers['forward_position_controller']['ros__parameters'] == {
+            'joints': arm.joints, 'interface_name': 'position'}
+        assert 'forward_position_controller' not in simple['controller_names']
+        servo = yaml.safe_load(files['config/servo.yaml'])
+        assert servo['/**/hrdf_ros_node']['ros__parameters']['servo'] == {
+            'enabled': True, 'command_out_type': 'forward_position',
+            'command_out_topic': '/forward_position_controller/commands'}
+    else:
+        assert 'forward_position_controller' not in manager
     initial = yaml.safe_load(files['config/initial_positions.yaml'])['initial_positions']
     assert set(initial) == set(moving)
 

@@ -89,9 +89,10 @@ def test_valid_configuration_passes(distro):
 
 
 def test_definitions_know_the_plugin_types():
-    assert set(load_definitions('kilted')) == {JTC, JSB, PARALLEL}
+    forward = 'forward_command_controller/ForwardCommandController'
+    assert set(load_definitions('kilted')) == {JTC, JSB, PARALLEL, forward}
     assert set(load_definitions('jazzy')) == {
-        JTC, JSB, PARALLEL, 'position_controllers/GripperActionController',
+        JTC, JSB, PARALLEL, forward, 'position_controllers/GripperActionController',
         'effort_controllers/GripperActionController'}
     with pytest.raises(ValueError):
         load_definitions('humble')

@@ -1,10 +1,11 @@
 """The YAML files of the MoveIt config package, written with PyYAML.
 
 In: planning groups (:mod:`hrdf_ros.description.groups`), joint limits
-(:mod:`hrdf_ros.description.planning_limits`) and names. Out: the text of ``config/kinematics.yaml``, ``joint_limits.yaml``, ``pilz_cartesian_limits.yaml``,
-``moveit_controllers.yaml``, ``ros2_controllers.yaml``, ``initial_positions.yaml`` and
-the package's ``.setup_assistant``, laid out as MoveIt Setup Assistant (Jazzy/Kilted)
-writes them, with the additions MoveIt 2 needs to plan and execute:
+(:mod:`hrdf_ros.description.planning_limits`) and names. Out: the text of
+``config/kinematics.yaml``, ``joint_limits.yaml``, ``pilz_cartesian_limits.yaml``,
+``moveit_controllers.yaml``, ``ros2_controllers.yaml``, ``initial_positions.yaml``,
+``servo.yaml`` (hrdf_ros_node's servo) and the package's ``.setup_assistant``, laid out
+as MoveIt Setup Assistant (Jazzy/Kilted) writes them, with the additions MoveIt 2 needs to plan and execute:
 
 * kinematics: KDL per group, search resolution 0.005 rad, timeout 0.005 s (Setup
   Assistant's defaults), ``position_only_ik: true`` for groups under 6 joints;
@@ -34,6 +35,7 @@ writes them, with the additions MoveIt 2 needs to plan and execute:
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Dict, Mapping, Sequence
 
 import yaml
@@ -65,6 +67,10 @@ CONTROLLER_COMMAND_INTERFACES = ['position', 'velocity']
 CONTROLLER_STATE_INTERFACES = ['position', 'velocity']
 #: The gripper controller's action server, relative to the controller.
 GRIPPER_ACTION = 'gripper_cmd'
+#: The first group's forward position controller, for the servo (its topic:
+#: ``/forward_position_controller/commands``, std_msgs/Float64MultiArray).
+FORWARD_POSITION_CONTROLLER = 'forward_position_controller'
+FORWARD_POSITION_TYPE = 'forward_command_controller/ForwardCommandController'
 
 
 def moveit_controller_entries(grippers: Sequence[GripperGroup],
@@ -161,8 +167,11 @@ def ros2_controllers_yaml(groups: Sequence[PlanningGroup],
                           grippers: Sequence[GripperGroup] = (),
                           distro: str = DEFAULT_ROS_DISTRO) -> str:
     """config/ros2_controllers.yaml: controller_manager, joint_state_broadcaster, a
-    joint_trajectory_controller per group and a gripper action controller per gripper
-    (the type ``distro`` ships: :data:`~hrdf_ros.export.ros2_control.GRIPPER_CONTROLLERS`)."""
+    joint_trajectory_controller per group, a gripper action controller per gripper
+    (the type ``distro`` ships: :data:`~hrdf_ros.export.ros2_control.GRIPPER_CONTROLLERS`)
+    and, for the first group, the servo's forward position controller
+    (:data:`FORWARD_POSITION_CONTROLLER`, forward_command_controller on the position
+    interface; the bringup loads it inactive)."""
     manager = {'update_rate': CONTROLLER_UPDATE_RATE}
     for group in groups:
         manager[group.controller] = {
@@ -170,6 +179,8 @@ def ros2_controllers_yaml(groups: Sequence[PlanningGroup],
     gripper_controllers = ros2_controller_entries(grippers, distro)
     for name, (kind, _) in gripper_controllers.items():
         manager[name] = {'type': kind}
+    if groups:
+        manager[FORWARD_POSITION_CONTROLLER] = {'type': FORWARD_POSITION_TYPE}
     manager['joint_state_broadcaster'] = {
         'type': 'joint_state_broadcaster/JointStateBroadcaster'}
     data = {'controller_manager': {'ros__parameters': manager}}
@@ -179,6 +190,9 @@ def ros2_controllers_yaml(groups: Sequence[PlanningGroup],
             'command_interfaces': list(CONTROLLER_COMMAND_INTERFACES),
             'state_interfaces': list(CONTROLLER_STATE_INTERFACES),
             'allow_nonzero_velocity_at_trajectory_end': True}}
+    if groups:
+        data[FORWARD_POSITION_CONTROLLER] = {'ros__parameters': {
+            'joints': list(groups[0].joints), 'interface_name': 'position'}}
     for name, (_, parameters) in gripper_controllers.items():
         data[name] = {'ros__parameters': dict(parameters)}
     return _yaml('This config file is used by ros2_control (hrdf_ros; update_rate in Hz).',
@@ -205,3 +219,19 @@ def setup_assistant_yaml(package: str, robot_name: str, author_name: str,
                           'state': ['position', 'velocity', 'effort']},
         'modified_urdf': {'xacros': ['control_xacro']},
     }}, sort_keys=False, default_flow_style=False)
+
+
+def servo_yaml(group: PlanningGroup) -> str:
+    """config/servo.yaml: a parameter file of hrdf_ros_node that runs its servo on
+    ``group`` (the first planning group), twists in its base link, through
+    :data:`FORWARD_POSITION_CONTROLLER`; its comment names the group's frames and
+    joints."""
+    comment = (f'hrdf_ros_node\'s servo for planning group {group.name}: twists move '
+               f'{group.tip} (the end effector) in {group.base} (the planning frame), joint '
+               f'jogs name {", ".join(group.joints)}. Commands go to '
+               f'{FORWARD_POSITION_CONTROLLER} (ros2_controllers.yaml; activate it in '
+               f'place of {group.controller}). Use: ros2 launch hrdf_ros hrdf.launch.py '
+               'params_file:=<this file> hrdf_file:=<the HRDF>.')
+    return _yaml(textwrap.fill(comment, 86), {'/**/hrdf_ros_node': {'ros__parameters': {'servo': {
+        'enabled': True, 'command_out_type': 'forward_position',
+        'command_out_topic': f'/{FORWARD_POSITION_CONTROLLER}/commands'}}}})

@@ -262,6 +262,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
                                                                  ros_distro),
         'config/moveit.rviz': env.get_template('config/moveit.rviz.jinja').render(context),
     }
+    if groups:
+        files['config/servo.yaml'] = cf.servo_yaml(groups[0])
     if hebi is not None and not hebi.config.in_package:
         files.update(_hebi_config_files(hebi, package))
     launch = env.get_template('launch/bundle.launch.py.jinja')
