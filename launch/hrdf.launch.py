@@ -4,6 +4,7 @@ Usage (``--show-args`` lists the arguments with their descriptions and defaults)
 
     ros2 launch hrdf_ros hrdf.launch.py hrdf_file:=/path/to/robot.hrdf
     ros2 launch hrdf_ros hrdf.launch.py namespace:=left frame_prefix:=left/
+    ros2 launch hrdf_ros hrdf.launch.py servo:=true
 
 Launch arguments override the same parameters in ``params_file`` (the other parameters,
 e.g. ``joint_prefix``, ``republish_frequency``, go there). Every value is typed here, so
@@ -50,14 +51,21 @@ ARGUMENTS = {
                                     "['']: hrdf_file's folder and package", List[str], None),
     'allow_load': ('true', 'false: refuse every load (~/load_hrdf, setting hrdf_file); '
                            '~/validate_hrdf still answers', bool, ['true', 'false']),
+    'servo': ('false', 'run the servo: twists, joint jogs and pose targets on '
+                       '~/delta_twist_cmds, ~/delta_joint_cmds, ~/pose_target_cmds to the '
+                       'arm controller (the servo.* parameters, e.g. in params_file)', bool,
+              ['true', 'false']),
 }
+#: The parameter a launch argument sets, where its name is not the parameter's.
+PARAMETER_NAMES = {'servo': 'servo.enabled'}
 
 
 def generate_launch_description():
     declared = [DeclareLaunchArgument(name, default_value=default, description=text,
                                       **({'choices': choices} if choices else {}))
                 for name, (default, text, _, choices) in ARGUMENTS.items()]
-    overrides = {name: ParameterValue(LaunchConfiguration(name), value_type=value_type)
+    overrides = {PARAMETER_NAMES.get(name, name): ParameterValue(LaunchConfiguration(name),
+                                                                 value_type=value_type)
                  for name, (_, _, value_type, _) in ARGUMENTS.items() if value_type}
     node = Node(
         package='hrdf_ros',

@@ -133,12 +133,16 @@ def generate_launch_description():
         DeclareLaunchArgument('web', default_value='false', choices=['true', 'false'],
                               description='the robot in the browser (hrdf_ros_web_view; '
                                           'also when rviz:=true and rviz2 is missing)'),
+        DeclareLaunchArgument('servo', default_value='false', choices=['true', 'false'],
+                              description='run hrdf_ros_node\'s servo (hrdf.launch.py\'s '
+                                          'servo argument)'),
         DeclareLaunchArgument('web_port', default_value='8080',
                               description='port of the web view (0: any free one; a '
                                           'taken one: the next free one)'),
         IncludeLaunchDescription(
             PythonLaunchDescriptionSource(os.path.join(SHARE, 'launch', 'hrdf.launch.py')),
-            launch_arguments={'hrdf_file': LaunchConfiguration('hrdf_file')}.items()),
+            launch_arguments={'hrdf_file': LaunchConfiguration('hrdf_file'),
+                              'servo': LaunchConfiguration('servo')}.items()),
         OpaqueFunction(function=_rviz),
         OpaqueFunction(function=_web_view),
         OpaqueFunction(function=_joint_state_publisher),

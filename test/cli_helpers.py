@@ -507,8 +507,21 @@ IK_REQUESTS = {
 }
 IK_CALLS = [service_call('get_gravity_efforts' if name.startswith('gravity') else 'solve_ik',
                          request) for name, request in IK_REQUESTS.items()]
+#: the tutorial Jog the arm (test_ros_cli_servo.py): the node with its servo on the 7-DoF
+#: kit, a twist up at 3 cm/s for 2 s, the status, pause and resume
+SERVO_LAUNCH = ('ros2 launch hrdf_ros hrdf.launch.py hrdf_file:=A-2099-07.hrdf servo:=true '
+                'publish_frequency:=0.0 params_file:=servo.yaml')
+SERVO_TWIST = ('ros2 topic pub -r 100 -t 200 -w 1 /hrdf_ros_node/delta_twist_cmds '
+               'geometry_msgs/msg/TwistStamped '
+               '"{header: {frame_id: base_link}, twist: {linear: {z: 0.03}}}"')
+SERVO_STATUS = 'ros2 topic echo /hrdf_ros_node/status std_msgs/msg/Int8 --timeout 30'
+SERVO_PAUSE = ('ros2 service call /hrdf_ros_node/pause_servo std_srvs/srv/SetBool '
+               '"{data: true}"')
+SERVO_RESUME = ('ros2 service call /hrdf_ros_node/pause_servo std_srvs/srv/SetBool '
+                '"{data: false}"')
 #: every command line the real-CLI tests run (the ROS tutorial, the how-to for several
-#: robots and the tutorial Move the end effector show each one, DOC_COMMAND_PAGES)
+#: robots and the tutorials Move the end effector and Jog the arm show each one,
+#: DOC_COMMAND_PAGES)
 DOC_COMMANDS = (
     [LAUNCH, LAUNCH_LEFT, LAUNCH_XML, VIEW_HEADLESS, VIEW, VIEW_WEB, WEB_VIEW_LEFT, RUN,
      HRDF_URDF, PARAM_SET_BAD,
@@ -518,7 +531,8 @@ DOC_COMMANDS = (
      'ros2 launch hrdf_ros view.launch.py gui:=true',
      'ros2 launch hrdf_ros view.launch.py gui:=false']
     + list(LAUNCH_BAD.values()) + list(SHOW_ARGS.values()) + list(PARAM_GET.values())
-    + PACKAGE + [service_call(*request) for request in SERVICES] + IK_CALLS)
+    + PACKAGE + [service_call(*request) for request in SERVICES] + IK_CALLS
+    + [SERVO_LAUNCH, SERVO_TWIST, SERVO_STATUS, SERVO_PAUSE, SERVO_RESUME])
 
 
 def robots(directory) -> str:

@@ -22,6 +22,18 @@ writes). A goal that fails is rejected. A goal succeeds once its time has passed
 joints have stopped (``stopped_velocity_tolerance``, 0.01 rad/s) or 1 s later
 (``goal_time``); a cancelled goal holds the position where the arm is.
 
+The arm also follows the two topics the servo commands (hrdf_ros_node's
+``servo.command_out_type``): ``/<CONTROLLER>/joint_trajectory`` (trajectory_msgs/
+JointTrajectory, joint_trajectory_controller's topic interface: checked as a goal, with
+the package's ``allow_nonzero_velocity_at_trajectory_end``, and played from the arm's
+state on arrival, replacing what played before), and, with ``--forward NAME`` (a
+controller of the same file, forward_command_controller on the position interface),
+``/NAME/commands`` (std_msgs/Float64MultiArray: one position per joint of NAME, held
+until the next; another length is rejected, as the controller drops it). Those print
+``trajectory rejected: ...`` and ``command rejected: ...``; ``--record FILE`` writes
+every played state (sim time and joint positions, a row per 1 ms simulation step) there
+as it runs, for a test to check the motion as played.
+
 Every goal received and its verdict is printed on stdout (``goal received``, ``goal
 rejected: ...``, ``goal accepted``, ``goal cancelled``, ``goal succeeded``), so that a
 test can count what reached the controller.
@@ -36,6 +48,8 @@ import numpy as np
 import rclpy
 import yaml
 from control_msgs.action import FollowJointTrajectory
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -59,7 +73,8 @@ def seconds(duration):
 class Simulation:
     """The MuJoCo arm, stepped in real time; ``command(t)`` gives actuator targets."""
 
-    def __init__(self, scene, joints, start):
+    def __init__(self, scene, joints, start, record=None):
+        self.record = record
         self.model = mujoco.MjModel.from_xml_path(scene)
         self.data = mujoco.MjData(self.model)
         find = mujoco.mj_name2id
@@ -87,6 +102,9 @@ class Simulation:
                     self.data.ctrl[self.actuators] = self.command(self.time)
                 mujoco.mj_step(self.model, self.data)
                 self.time += step
+                if self.record is not None:
+                    self.record.write(' '.join(f'{v:.17g}' for v in
+                                               [self.time, *self.data.qpos[self.qpos]]) + '\n')
             ahead = began + self.time - time.monotonic()
             if ahead > 0:
                 time.sleep(ahead)
@@ -124,10 +142,17 @@ class Playback:
 class Controller(Node):
     """FollowJointTrajectory on ``<controller>/follow_joint_trajectory``."""
 
-    def __init__(self, sim, controller, joints):
+    def __init__(self, sim, controller, joints, allow_nonzero_end=False, forward=None):
         super().__init__('fjt_mujoco_server')
         self.sim, self.joints = sim, joints
+        self.allow_nonzero_end = allow_nonzero_end
         self.active = None
+        self.create_subscription(JointTrajectory, f'/{controller}/joint_trajectory',
+                                 self.on_trajectory, 10)
+        if forward is not None:
+            name, self.forward_joints = forward
+            self.create_subscription(Float64MultiArray, f'/{name}/commands', self.on_forward,
+                                     10)
         self.state_pub = self.create_publisher(JointState, 'joint_states', 10)
         self.create_timer(0.01, self.publish_state)
         ActionServer(self, FollowJointTrajectory, f'{controller}/follow_joint_trajectory',
@@ -140,8 +165,28 @@ class Controller(Node):
         message.header.stamp = self.get_clock().now().to_msg()
         self.state_pub.publish(message)
 
-    def problem(self, trajectory):
-        """Why joint_trajectory_controller would reject ``trajectory``, or None."""
+    def on_trajectory(self, message):
+        why = self.problem(message, self.allow_nonzero_end)
+        if why:
+            say(f'trajectory rejected: {why}')
+            return
+        current, _ = self.sim.positions()
+        with self.sim.lock:
+            self.sim.command = Playback(message, self.joints, self.sim.time, current)
+
+    def on_forward(self, message):
+        if len(message.data) != len(self.forward_joints):
+            say(f'command rejected: {len(message.data)} values for '
+                f'{len(self.forward_joints)} joints')
+            return
+        index = [self.forward_joints.index(j) for j in self.joints]
+        targets = np.array(message.data)[index]
+        with self.sim.lock:
+            self.sim.command = lambda now: targets
+
+    def problem(self, trajectory, allow_nonzero_end=False):
+        """Why joint_trajectory_controller would reject ``trajectory``, or None (with
+        ``allow_nonzero_end``: a last point that still moves is accepted)."""
         names = list(trajectory.joint_names)
         if len(names) != len(self.joints):
             return "joints on incoming trajectory don't match the controller joints"
@@ -152,7 +197,8 @@ class Controller(Node):
         unknown = [n for n in names if n not in self.joints]
         if unknown:
             return f"incoming joint {unknown[0]} doesn't match the controller's joints"
-        if any(abs(v) > EPSILON for v in trajectory.points[-1].velocities):
+        if not allow_nonzero_end and any(abs(v) > EPSILON
+                                         for v in trajectory.points[-1].velocities):
             return 'velocity of the last trajectory point is not zero'
         stamp = trajectory.header.stamp
         if stamp.sec or stamp.nanosec:
@@ -223,13 +269,23 @@ def main():
     parser.add_argument('controllers')
     parser.add_argument('controller')
     parser.add_argument('--start', nargs='*', default=[], help='J=value (URDF joint values)')
+    parser.add_argument('--forward', help='a forward position controller of CONTROLLERS_YAML')
+    parser.add_argument('--record', help='write every played state to this file')
     args = parser.parse_args()
     with open(args.controllers, encoding='utf-8') as handle:
-        joints = yaml.safe_load(handle)[args.controller]['ros__parameters']['joints']
+        controllers = yaml.safe_load(handle)
+    parameters = controllers[args.controller]['ros__parameters']
+    joints = parameters['joints']
+    forward = None
+    if args.forward:
+        forward = (args.forward, controllers[args.forward]['ros__parameters']['joints'])
     start = dict(item.split('=') for item in args.start)
-    sim = Simulation(args.scene, joints, [float(start.get(j, 0.0)) for j in joints])
+    record = open(args.record, 'w', encoding='utf-8', buffering=1) if args.record else None
+    sim = Simulation(args.scene, joints, [float(start.get(j, 0.0)) for j in joints], record)
     rclpy.init()
-    node = Controller(sim, args.controller, joints)
+    node = Controller(sim, args.controller, joints,
+                      bool(parameters.get('allow_nonzero_velocity_at_trajectory_end', False)),
+                      forward)
     stop = threading.Event()
     thread = threading.Thread(target=sim.run, args=(stop,), daemon=True)
     thread.start()
@@ -242,7 +298,10 @@ def main():
         pass
     finally:
         stop.set()
+        thread.join(timeout=5)
         rclpy.try_shutdown()
+        if record is not None:
+            record.close()
     return 0
 
 

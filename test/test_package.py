@@ -109,7 +109,7 @@ def test_pyyaml_is_a_runtime_dependency():
 
 #: the doc pages that show the ros2 commands the real-CLI tests run
 DOC_COMMAND_PAGES = ('doc/tutorials/ros.md', 'doc/howto/several_robots.md',
-                     'doc/tutorials/move_end_effector.md')
+                     'doc/tutorials/move_end_effector.md', 'doc/tutorials/jog.md')
 
 
 def _shell_blocks(path):
@@ -121,8 +121,8 @@ def _shell_blocks(path):
 
 def test_docs_show_the_commands_the_cli_tests_run():
     """Every command line of test_ros_cli_*.py is shown, as the tests type it, in a bash
-    block of the ROS tutorial, the how-to for several robots or the tutorial Move the end
-    effector."""
+    block of the ROS tutorial, the how-to for several robots or the tutorials Move the end
+    effector and Jog the arm."""
     from cli_helpers import DOC_COMMANDS
     lines = [line for page in DOC_COMMAND_PAGES for line in _shell_blocks(page)]
     missing = [command for command in DOC_COMMANDS

@@ -113,6 +113,46 @@ def _failed(response, exc: Exception):
     return response
 
 
+def build_planner(robot: LoadedRobot, objects: Sequence):
+    """A warmed-up :class:`hrdf_ros.MotionPlanner` of ``robot`` among ``objects`` (the
+    schema's mappings), on the compiled kinematics path where installed, whatever the node's
+    ``kinematics`` parameter: collision-free IK restarts within a pose goal's 0.1 s (30 us
+    a step on the numpy path, 1 us compiled; a 7-DoF kit's pose behind the base was missed
+    on numpy).
+
+    Raises:
+        IkError: FAILURE, the motion extra is missing (its message names it), or a bad
+            object.
+    """
+    description = describe(robot.model, robot.name, tree=robot.tree,
+                           position_limits=robot.position_limits)
+    try:
+        from ..motion import MotionPlanner  # noqa: PLC0415 - the motion extra
+        from ..motion.warm_up import warm_up  # noqa: PLC0415
+        planner = MotionPlanner(robot.model, list(objects), description=description,
+                                kinematics='auto')
+    except (ImportError, ValueError) as exc:   # the extra missing; a bad object
+        raise IkError(FAILURE, str(exc)) from None
+    warm_up(planner)
+    return planner
+
+
+def hold_fingers(planner, values: Sequence[float]) -> None:
+    """Hold the scene's parallel grippers where ``values`` (the finger joints' latest
+    joint_states values, URDF, the robot's gripper order) put them, clipped into the finger
+    joints' limits (a driver may report a hair beyond them); nothing when the counts
+    differ (no joint_states yet)."""
+    values = list(values)
+    names = list(planner.scene.gripper_positions)
+    if not names or len(values) != len(names):
+        return
+    limits = planner.scene.gripper_limits
+    planner.set_gripper_positions({name: min(max(float(value), limits[name][0]),
+                                             limits[name][1])
+                                   for name, value in zip(names, values)
+                                   if math.isfinite(value)})
+
+
 class MotionQueries:
     """Answers the motion requests for one robot (module docstring). Not thread-safe:
     the node calls it from its one motion worker.
@@ -152,40 +192,10 @@ class MotionQueries:
         Raises:
             IkError: FAILURE, the motion extra is missing (its message names it).
         """
-        if self._planner is not None:
-            self._hold_fingers(self._planner)
-        else:
-            robot = self.robot
-            description = describe(robot.model, robot.name, tree=robot.tree,
-                                   position_limits=robot.position_limits)
-            try:
-                from ..motion import MotionPlanner  # noqa: PLC0415 - the motion extra
-                from ..motion.warm_up import warm_up  # noqa: PLC0415
-                # the compiled path where installed, whatever the node's kinematics
-                # parameter: collision-free IK restarts within a pose goal's 0.1 s (30 us
-                # a step on the numpy path, 1 us compiled; a 7-DoF kit's pose behind the
-                # base was missed on numpy); built here, off the node's start
-                planner = MotionPlanner(robot.model, self._objects, description=description,
-                                        kinematics='auto')
-            except (ImportError, ValueError) as exc:   # the extra missing; a bad object
-                raise IkError(FAILURE, str(exc)) from None
-            warm_up(planner)
-            self._planner = planner
-            self._hold_fingers(planner)
+        if self._planner is None:
+            self._planner = build_planner(self.robot, self._objects)
+        hold_fingers(self._planner, self._fingers())
         return self._planner
-
-    def _hold_fingers(self, planner) -> None:
-        """The scene's grippers where joint_states last put them (clipped into the finger
-        joints' limits: a driver may report a hair beyond them)."""
-        values = list(self._fingers())
-        names = list(planner.scene.gripper_positions)
-        if not names or len(values) != len(names):
-            return
-        limits = planner.scene.gripper_limits
-        planner.set_gripper_positions({name: min(max(float(value), limits[name][0]),
-                                                 limits[name][1])
-                                       for name, value in zip(names, values)
-                                       if math.isfinite(value)})
 
     # -- requests ---------------------------------------------------------------------
 

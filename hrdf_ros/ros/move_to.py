@@ -16,7 +16,8 @@ sent unless a whole motion was planned, the controller's goal is watched for
 values the MoveIt package writes, :data:`~hrdf_ros.export.moveit.config_files.
 TRAJECTORY_EXECUTION`) and cancelled past that, and cancelling the MoveTo goal cancels the
 controller's. One goal runs at a time: a goal that comes while one runs is aborted with a
-message (FAILURE). control_msgs is imported when the node starts (:func:`available`);
+message (FAILURE), and so is one that comes while the servo moves the arm
+(:class:`~.arm_owner.ArmOwner`). control_msgs is imported when the node starts (:func:`available`);
 without it the node runs without ``~/move_to`` and says so.
 """
 from __future__ import annotations
@@ -101,11 +102,15 @@ class MoveToAction:
         if self._busy:
             return self._finish(handle, FAILURE, 'another ~/move_to goal is running; '
                                                  'cancel it first')
+        refused = self.node.arm_owner.claim('move_to')
+        if refused is not None:
+            return self._finish(handle, FAILURE, f'~/move_to refused: {refused}')
         self._busy = True
         try:
             return await self._move(handle)
         finally:
             self._busy = False
+            self.node.arm_owner.release('move_to')
 
     def _finish(self, handle, code: int, message: str = '', result=None):
         result = result or R()

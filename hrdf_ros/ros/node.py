@@ -44,6 +44,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from ..kinematics import backend
+from .arm_owner import ArmOwner
 from .background import Background, SpinSlices
 from .ik_service import IkQueries
 from .motion_service import MotionQueries
@@ -57,6 +58,7 @@ from .parameters import (StartupError, declare, declare_parameters, publish_limi
                          throttle_interval_ns)
 from .qos import JOINT_STATES, ROBOT_DESCRIPTION, TF, TF_STATIC
 from .service_callbacks import ServiceCallbacks
+from .servo_settings import start_servo
 from .services import SERVICES, KinematicsQueries
 from .tf_messages import TransformMessages
 
@@ -103,6 +105,8 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
         self.ignore_timestamp = params.ignore_timestamp
         self.ik_timeout = params.ik_timeout
         self.motion_defaults = params.motion
+        self.arm_owner = ArmOwner()
+        self.servo = None                 # started below, once the robot runs
         self.slices = SpinSlices()
         self._ik_worker = Background('hrdf_ros_ik', self.slices.wake)
         self._motion_worker = Background('hrdf_ros_motion', self.slices.wake)
@@ -144,6 +148,7 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
         if missing:
             self.get_logger().warning(missing)
         self.move_to = None if missing else MoveToAction(self, params.motion.trajectory_action)
+        self.servo = start_servo(self, params.servo) if params.servo.enabled else None
         if params.republish_frequency > 0.0:
             self.create_timer(1.0 / params.republish_frequency, self._on_timer)
         self.create_timer(SUMMARY_PERIOD_S, self._log_rejected_summary)
@@ -155,6 +160,8 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
         self._motion_worker.shutdown()
         if getattr(self, 'move_to', None) is not None:    # None: failed before it
             self.move_to.destroy()
+        if getattr(self, 'servo', None) is not None:
+            self.servo.shutdown()
         return super().destroy_node()
 
     # -- model switching ---------------------------------------------------------------
@@ -183,6 +190,8 @@ class HrdfStatePublisher(ServiceCallbacks, Node):
         self.motion_queries = MotionQueries(robot, self.ik_queries, self.motion_defaults,
                                             fingers=lambda: self.input.values[dof:])
         self._stamp = None
+        if self.servo is not None:
+            self.servo.robot_changed()
         if previous is not None:
             self._setting_description = True
             try:

@@ -218,6 +218,46 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'MoveIt resolves a controller\'s: the default is the controller `hrdf moveit` '
         'packages (and their `--hebi-config` bringup) run for the planning group `arm`.'),
     ParameterSpec(
+        'servo.enabled', False, 'Run the servo: MoveIt Servo\'s `~/delta_twist_cmds`, '
+        '`~/delta_joint_cmds` and `~/pose_target_cmds` in, the arm controller\'s command '
+        'out every `servo.publish_period`, `~/status`, `~/switch_command_type` and '
+        '`~/pause_servo` (`hrdf_ros.ros.servo_interface`; launch argument `servo:=true`). '
+        'Needs control_msgs and moveit_msgs (`make env` builds both).'),
+    ParameterSpec(
+        'servo.command_out_type', 'forward_position', '`forward_position`: '
+        'std_msgs/Float64MultiArray of URDF joint positions in the arm\'s joint order, for a '
+        'forward position controller; `joint_trajectory`: a one-point '
+        'trajectory_msgs/JointTrajectory (positions and velocities, one period ahead) for '
+        'joint_trajectory_controller\'s topic. MoveIt Servo\'s `command_out_type` has '
+        '`trajectory_msgs/JointTrajectory` and `std_msgs/Float64MultiArray`.',
+        choices=('forward_position', 'joint_trajectory')),
+    ParameterSpec(
+        'servo.command_out_topic', '', 'Where the servo\'s commands go; empty: '
+        '`/forward_position_controller/commands` for `forward_position`, '
+        '`/arm_controller/joint_trajectory` for `joint_trajectory` (the controllers '
+        '`hrdf moveit` writes).', shown_default='by command_out_type'),
+    ParameterSpec(
+        'servo.publish_period', 0.001, 's between the servo\'s steps and commands '
+        '(MoveIt Servo\'s `publish_period`; 1 kHz here).', value_range=(1e-4, 0.1)),
+    ParameterSpec(
+        'servo.incoming_command_timeout', 0.1, 's after which a twist or a joint jog '
+        'without a duration no longer counts: the arm comes to rest (MoveIt Servo\'s).',
+        value_range=(1e-3, 10.0)),
+    ParameterSpec(
+        'servo.lower_singularity_threshold', 17.0, 'Condition number of the part of the '
+        'Jacobian the arm can do from which a twist slows (MoveIt Servo\'s).',
+        value_range=(1.0, 1e6)),
+    ParameterSpec(
+        'servo.hard_stop_singularity_threshold', 30.0, 'Condition number at which it halts '
+        '(MoveIt Servo\'s); above `servo.lower_singularity_threshold`.',
+        value_range=(1.0, 1e6)),
+    ParameterSpec(
+        'servo.self_collision_proximity_threshold', 0.01, 'm: the robot\'s links halt this '
+        'far apart (MoveIt Servo\'s).', value_range=(1e-4, 1.0)),
+    ParameterSpec(
+        'servo.scene_collision_proximity_threshold', 0.02, 'm: the robot halts this far from '
+        'the collision objects and the floor (MoveIt Servo\'s).', value_range=(1e-4, 1.0)),
+    ParameterSpec(
         'strict', False, 'Spec deviations hebi-py accepts (a negative joint axis, ...; '
         '`hrdf_ros.hrdf.leniency`) are errors at start, on reload, in `~/load_hrdf` and '
         '`~/validate_hrdf`; by default they are logged warnings.'),

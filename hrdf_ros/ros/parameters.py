@@ -33,10 +33,12 @@ from ..hrdf.diagnostics import HrdfError
 from ..parts.mesh_sources import MeshSourceError, mesh_source
 from ..export.ros2_control import Ros2ControlOptions
 from ..motion.objects import read_collision_objects
+from ..servo.parameters import ServoParameters
 from .joint_input import MISSING_JOINT_POLICIES
 from .loaded_robot import RobotOptions
 from .motion_service import MotionDefaults
 from .parameter_table import PARAMETER_SPECS
+from .servo_settings import ServoSettings
 
 def declare(node: Node, name: str, value: object = None):
     """Declare parameter ``name`` of :data:`.parameter_table.PARAMETERS` on ``node``, with
@@ -84,6 +86,7 @@ class NodeParameters:
         kinematics: the kinematics path asked for (``auto``, ``numpy`` or ``numba``).
         ik_timeout: s, the default search time of ``~/solve_ik``.
         motion: the planning services' defaults and first collision objects.
+        servo: the ``servo.*`` parameters.
     """
 
     hrdf_file: str
@@ -98,6 +101,7 @@ class NodeParameters:
     kinematics: str = 'numpy'
     ik_timeout: float = 0.05
     motion: MotionDefaults = MotionDefaults()
+    servo: ServoSettings = ServoSettings()
 
 
 def publish_limits(node: Node) -> Tuple[bool, int]:
@@ -228,7 +232,32 @@ def _declare(node: Node) -> NodeParameters:
                           allow_load=bool(declare(node, 'allow_load')),
                           kinematics=declare(node, 'kinematics'),
                           ik_timeout=float(declare(node, 'ik_timeout')),
-                          motion=_motion(node, access if directories else None))
+                          motion=_motion(node, access if directories else None),
+                          servo=_servo(node))
+
+
+def _servo(node: Node) -> ServoSettings:
+    """The ``servo.*`` parameters, checked as the servo core checks them.
+
+    Raises:
+        StartupError: an unknown command_out_type, thresholds out of order.
+    """
+    enabled = bool(declare(node, 'servo.enabled'))
+    kind = declare(node, 'servo.command_out_type')
+    topic = declare(node, 'servo.command_out_topic')
+    names = ('publish_period', 'incoming_command_timeout', 'lower_singularity_threshold',
+             'hard_stop_singularity_threshold', 'self_collision_proximity_threshold',
+             'scene_collision_proximity_threshold')
+    values = {name: float(declare(node, f'servo.{name}')) for name in names}
+    choices = PARAMETER_SPECS['servo.command_out_type'].choices
+    if kind not in choices:
+        raise StartupError(f'servo.command_out_type must be one of {", ".join(choices)}, '
+                           f'got "{kind}"')
+    try:
+        parameters = ServoParameters(**values)
+    except ValueError as exc:
+        raise StartupError(f'servo.{exc}') from None
+    return ServoSettings(enabled, kind, topic, parameters)
 
 
 def _motion(node: Node, access: Optional[FileAccess]) -> MotionDefaults:

@@ -78,5 +78,9 @@ class ServiceCallbacks:
             self._latest())
 
     async def _on_set_collision_objects(self, request, response):
-        return await self._motion_worker.run(
+        """Replace the collision objects of the planning services, and of the servo."""
+        response = await self._motion_worker.run(
             self.executor, self.motion_queries.set_collision_objects, request, response)
+        if response.success and self.servo is not None:
+            self.servo.objects_changed(self.motion_queries.objects)
+        return response

@@ -49,3 +49,19 @@ class TfBuffer:
             pose = transform @ pose
             frame = parent
         raise KeyError(f'TF loop above "{source}"')
+
+    def root_pose(self, frame: str):
+        """``(root, pose)``: the top frame of ``frame``'s chain and ``frame``'s (4, 4) pose
+        in it (``frame`` itself and the identity when it has no parent here).
+
+        Raises:
+            KeyError: a loop in the chain.
+        """
+        pose = np.eye(4)
+        for _ in range(len(self._edges) + 1):
+            if frame not in self._edges:
+                return frame, pose
+            parent, transform = self._edges[frame]
+            pose = transform @ pose
+            frame = parent
+        raise KeyError(f'TF loop above "{frame}"')

@@ -182,6 +182,16 @@ class ServoCore:
         """Drop the command: the arm comes to rest within its acceleration limits."""
         self._command = None
 
+    @property
+    def at_rest(self) -> bool:
+        """No joint moves and no command counts (none, timed out, or paused)."""
+        return not np.any(self.velocities) and self._active() is None
+
+    def clip(self, positions) -> np.ndarray:
+        """(dof,) ``positions`` clipped into the position limits (a driver may report a
+        hair beyond them)."""
+        return np.clip(np.asarray(positions, dtype=float), self._lower, self._upper)
+
     # -- one step ----------------------------------------------------------------------
     def step(self) -> ServoOutput:
         """Advance one ``publish_period`` (module docstring)."""

@@ -1,0 +1,203 @@
+"""The node's servo through the real ``ros2`` command line, on an arm played by MuJoCo.
+
+``ros2 launch hrdf_ros hrdf.launch.py servo:=true params_file:=servo.yaml`` on a 7-DoF
+kit (A-2099-07), with the ``config/servo.yaml`` that ``hrdf moveit`` writes (commands to
+its ``forward_position_controller``), and once more with that file switched to
+joint_trajectory_controller's topic. The arm is ``fjt_mujoco_server.py``:
+``hrdf mjcf --gravity-compensation``'s model of the kit following
+``/forward_position_controller/commands`` (and ``/arm_controller/joint_trajectory``) as
+the controllers of the package's ros2_controllers.yaml take them, publishing
+joint_states, and writing every simulated state to a file.
+
+Passing means: ``ros2 topic pub`` of a TwistStamped (base frame, up) moves the end
+effector up by hebi-py's FK of the played joints, within the command's reach and with
+little sideways, through either controller; ``ros2 topic echo ~/status`` shows the codes
+meanwhile; ``ros2 service call ~/pause_servo`` stops it (the arm no longer moves under
+the same twist) and resumes it; the servo and ``~/move_to`` take turns, each refused
+while the other moves the arm; nothing the servo sends is rejected by the controller.
+Pausing and taking turns do not depend on the output: they run on the forward position
+controller only.
+"""
+import os
+import time
+
+import numpy as np
+import pytest
+import yaml
+
+from hrdf_ros import load
+
+from conftest import KITS_DIR
+
+from cli_helpers import (SERVO_LAUNCH, SERVO_PAUSE, SERVO_RESUME, SERVO_STATUS, SERVO_TWIST,
+                         echoed, finish, launched, require_ros2_cli, run, start, wait_until)
+from test_ros_move_to import Server
+
+require_ros2_cli()
+pytest.importorskip('mujoco')
+pytest.importorskip('control_msgs')
+KIT7 = 'A-2099-07.hrdf'
+START = [0.1, -0.9, -0.2, -1.2, 0.6, 0.8, -0.9]
+#: SERVO_TWIST: m/s up in the base frame, for TWIST_SECONDS (ros2 topic pub -r 100 -t 200)
+SPEED, TWIST_SECONDS = 0.03, 2.0
+
+
+def played(path):
+    """The last simulated joint positions in the record (URDF values, controller order)."""
+    with open(path, 'rb') as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(max(handle.tell() - 4096, 0))
+        lines = handle.read().decode().splitlines()
+    return np.array([float(v) for v in lines[-2].split()[1:]])
+
+
+def settled(path, timeout=20.0):
+    """The played positions once they moved less than 1e-5 rad in 0.3 s."""
+    previous = played(path)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        now = played(path)
+        if np.abs(now - previous).max() < 1e-5:
+            return now
+        previous = now
+    raise AssertionError('the simulated arm did not come to rest')
+
+
+@pytest.fixture(scope='module', params=['forward_position', 'joint_trajectory'])
+def arm(request, ros2_daemon, workdir, tmp_path_factory):
+    """(server, launch, record file): the simulated arm at START, then the node with its
+    servo sending ``request.param`` commands."""
+    from hrdf_ros.export.mjcf import mjcf_files
+    from hrdf_ros.export.moveit.package import moveit_package
+    model = load(os.path.join(KITS_DIR, KIT7))
+    folder = tmp_path_factory.mktemp('servo')
+    for name, text in mjcf_files(model, 'robot', 'robot.xml', gravity_compensation=True,
+                                 meshes='primitives').items():
+        (folder / name).write_text(text)
+    package = moveit_package(model, 'robot', samples=0, timestamp=0)
+    (folder / 'ros2_controllers.yaml').write_text(package.files['config/ros2_controllers.yaml'])
+    settings = yaml.safe_load(package.files['config/servo.yaml'])
+    if request.param == 'joint_trajectory':
+        servo = settings['/**/hrdf_ros_node']['ros__parameters']['servo']
+        servo['command_out_type'], servo['command_out_topic'] = 'joint_trajectory', ''
+    with open(os.path.join(workdir, 'servo.yaml'), 'w', encoding='utf-8') as handle:
+        yaml.safe_dump(settings, handle)
+    if not os.path.exists(os.path.join(workdir, KIT7)):
+        os.symlink(os.path.join(KITS_DIR, KIT7), os.path.join(workdir, KIT7))
+    record = folder / 'played.txt'
+    server = Server([str(folder / 'scene.xml'), str(folder / 'ros2_controllers.yaml'),
+                     'arm_controller', '--forward', 'forward_position_controller',
+                     '--record', str(record), '--start']
+                    + [f'J{k + 1}={v}' for k, v in enumerate(START)])
+    try:
+        assert wait_until(lambda: server.count('ready'), 60.0), server.lines
+        with launched(SERVO_LAUNCH, workdir) as running:
+            running.wait_for('servo: ready for robot', 60.0)
+            running.wait_for(f'servo: {request.param} commands', 5.0)
+            yield server, running, str(record)
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope='module')
+def hebi_arm(hebi_import):
+    import_from_hrdf, _ = hebi_import
+    return import_from_hrdf(os.path.join(KITS_DIR, KIT7))
+
+
+def _rejected(server):
+    return [line for line in server.lines if 'rejected' in line]
+
+
+def test_a_twist_from_ros2_topic_pub_moves_the_end_effector_up(arm, hebi_arm):
+    server, launch, record = arm
+    before = settled(record)
+    status = start(SERVO_STATUS)
+    began = time.monotonic()
+    result = run(SERVO_TWIST, timeout=60)
+    published = time.monotonic() - began       # its start, and the 200 messages
+    assert result.code == 0 and 'publishing #200' in result.output, result
+    after = settled(record)
+    status.terminate()
+    codes = [m['data'] for m in echoed(finish(status, 30))]
+    moved = hebi_arm.get_end_effector(after)[:3, 3] - hebi_arm.get_end_effector(before)[:3, 3]
+    # 2 s of commands at 0.03 m/s (longer if ros2 topic pub lags), plus the 0.1 s timeout,
+    # less the start and stop ramps and any pause of ros2 topic pub beyond the timeout
+    assert SPEED * TWIST_SECONDS * 0.5 < moved[2] < SPEED * (published + 0.1), moved
+    assert np.linalg.norm(moved[:2]) < 0.02 * moved[2] + 0.001, moved
+    assert 0 in codes, codes                    # NO_WARNING while it moved
+    assert not _rejected(server), _rejected(server)
+
+
+@pytest.mark.parametrize('arm', ['forward_position'], indirect=True)   # as any output
+def test_pause_servo_stops_it_and_resumes_it(arm):
+    server, launch, record = arm
+    paused = run(SERVO_PAUSE, timeout=30)
+    assert paused.code == 0 and 'success=True' in paused.output, paused
+    try:
+        before = settled(record)
+        result = run(SERVO_TWIST, timeout=60)
+        assert result.code == 0 and 'publishing #200' in result.output, result
+        time.sleep(0.5)
+        assert np.abs(played(record) - before).max() < 1e-4
+        assert 'servo: paused' in launch.output()
+    finally:
+        resumed = run(SERVO_RESUME, timeout=30)
+    assert resumed.code == 0 and 'success=True' in resumed.output, resumed
+    before = settled(record)
+    result = run(SERVO_TWIST, timeout=60)
+    assert result.code == 0, result
+    assert np.abs(settled(record) - before).max() > 0.01
+    assert not _rejected(server), _rejected(server)
+
+
+@pytest.mark.parametrize('arm', ['forward_position'], indirect=True)
+def test_the_servo_and_move_to_take_turns(arm, probe):
+    """While the servo moves the arm, a ~/move_to goal is refused with the reason; while a
+    ~/move_to goal runs, servo commands are (status -1 and the node's warning); after it,
+    the servo moves the arm again."""
+    from rclpy.action import ActionClient
+    from sensor_msgs.msg import JointState
+    from hrdf_ros_interfaces.action import MoveTo
+    server, launch, record = arm
+    client = ActionClient(probe, MoveTo, '/hrdf_ros_node/move_to')
+    try:
+        assert probe.spin_until(client.server_is_ready, 30.0)
+        names = [f'J{k + 1}' for k in range(len(START))]
+
+        def move_to(positions, scaling):
+            goal = MoveTo.Goal(goal_state=JointState(name=names, position=positions),
+                               max_velocity_scaling_factor=scaling,
+                               max_acceleration_scaling_factor=scaling)
+            sent = client.send_goal_async(goal)
+            assert probe.spin_until(sent.done, 30.0) and sent.result().accepted
+            return sent.result().get_result_async()
+
+        twist = start(SERVO_TWIST)
+        try:
+            before = played(record)
+            assert wait_until(lambda: np.abs(played(record) - before).max() > 1e-3, 30.0)
+            refused = move_to(list(START), 0.5)
+            assert probe.spin_until(refused.done, 30.0)
+            answer = refused.result().result
+            assert answer.error_code == 99999 and not answer.sent, answer
+            assert 'the servo is moving the arm' in answer.message, answer.message
+        finally:
+            finish(twist, 60)
+        settled(record)
+        goal = list(START)
+        goal[0] += 0.3
+        running = move_to(goal, 0.05)              # slow: several seconds
+        assert wait_until(lambda: server.count('goal accepted'), 30.0)
+        result = run(SERVO_TWIST, timeout=60)
+        assert result.code == 0, result
+        assert probe.spin_until(running.done, 120.0)
+        assert running.result().result.error_code == 1, running.result().result.message
+        assert 'a ~/move_to goal is moving the arm' in launch.output()
+        before = settled(record)
+        assert np.abs(before[0] - goal[0]) < 0.01      # the goal's motion, not the twist's
+        assert run(SERVO_TWIST, timeout=60).code == 0
+        assert np.abs(settled(record) - before).max() > 0.01
+    finally:
+        client.destroy()
