@@ -83,13 +83,13 @@ def test_a_description_without_geometry_has_no_shapes_and_no_collision_links():
 DIGESTS = {
     'x_series_arm_6dof': {
         'mjcf/robot.xml': '65e4c016233b8874', 'mjcf/scene.xml': '998cd93189a48057',
-        'moveit': '14a0b0971032173a', 'sdf': '48915b6c913c4497', 'urdf': '9f08db4538fa3483'},
+        'moveit': 'aa7818ee53df1f04', 'sdf': '48915b6c913c4497', 'urdf': '9f08db4538fa3483'},
     'A-2085-06G': {
         'mjcf/robot.xml': '9a1529242de29545', 'mjcf/scene.xml': 'ea9a3be800f65fc9',
-        'moveit': 'b9b0856fa7387155', 'sdf': 'c792b8a461c35016', 'urdf': '0dde3297d9727bfe'},
+        'moveit': 'a5943526249a6e71', 'sdf': 'c792b8a461c35016', 'urdf': '0dde3297d9727bfe'},
     'R-Series-Double-Shoulder-7DOF': {
         'mjcf/robot.xml': 'c98a1e7faee52ba6', 'mjcf/scene.xml': 'b54442b7f3ddec1f',
-        'moveit': '273696aa6cea7f7d', 'sdf': '5ec7e99b95aa5d6d', 'urdf': '182cb95bae1f7fe8'},
+        'moveit': '03bdccc92015b174', 'sdf': '5ec7e99b95aa5d6d', 'urdf': '182cb95bae1f7fe8'},
 }
 
 

@@ -339,4 +339,7 @@ def test_bringup_launch_evaluated_by_launch(use_mock_hardware, prefix, workspace
             ('robot_state_publisher', 'robot_state_publisher'),
             ('controller_manager', 'spawner'), ('moveit_ros_move_group', 'move_group'),
             ('rviz2', 'rviz2'), ('tf2_ros', 'static_transform_publisher')} == started
-    assert sum(n == ['controller_manager', 'spawner'] for n in out['nodes']) == 3
+    # the arm's, the gripper's, joint_state_broadcaster and the servo's forward position
+    # controller (loaded inactive)
+    assert sum(n == ['controller_manager', 'spawner'] for n in out['nodes']) == 4
+    assert controllers['forward_position_controller']['ros__parameters']['joints'] == names
