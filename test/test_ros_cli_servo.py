@@ -40,6 +40,8 @@ KIT7 = 'A-2099-07.hrdf'
 START = [0.1, -0.9, -0.2, -1.2, 0.6, 0.8, -0.9]
 #: SERVO_TWIST: m/s up in the base frame, for TWIST_SECONDS (ros2 topic pub -r 100 -t 200)
 SPEED, TWIST_SECONDS = 0.03, 2.0
+#: a third of a second of the same twist
+SHORT_TWIST = SERVO_TWIST.replace('-t 200', '-t 30')
 
 
 def played(path):
@@ -187,11 +189,12 @@ def test_the_servo_and_move_to_take_turns(arm, probe):
             finish(twist, 60)
         settled(record)
         goal = list(START)
-        goal[0] += 0.3
-        running = move_to(goal, 0.05)              # slow: several seconds
+        goal[0] += 0.5
+        running = move_to(goal, 0.03)              # slow: several seconds
         assert wait_until(lambda: server.count('goal accepted'), 30.0)
-        result = run(SERVO_TWIST, timeout=60)
+        result = run(SHORT_TWIST, timeout=60)
         assert result.code == 0, result
+        assert not running.done(), 'the motion ended before the twist: make it slower'
         assert probe.spin_until(running.done, 120.0)
         assert running.result().result.error_code == 1, running.result().result.message
         assert 'a ~/move_to goal is moving the arm' in launch.output()
