@@ -172,6 +172,13 @@ def python_fcl_clearance(planner, q, links=None) -> float:
     mplib's and Pinocchio's: a third opinion), the shapes placed where Pinocchio places
     them; ``links``: only pairs between these two URDF links. ``inf`` where no such pair
     is made of primitives (a mesh: no opinion)."""
+    return min(python_fcl_pair_distances(planner, q, links).values(), default=math.inf)
+
+
+def python_fcl_pair_distances(planner, q, links=None) -> dict:
+    """{(URDF link, URDF link): m}: python-fcl's distance of each checked pair of the
+    scene made of primitive shapes at q (the smallest over the pair's shapes); ``links``:
+    only that pair. See :func:`python_fcl_clearance`."""
     import fcl
     import pinocchio as pin
     scene = planner.scene
@@ -179,8 +186,8 @@ def python_fcl_clearance(planner, q, links=None) -> float:
     pin.updateGeometryPlacements(robot.model, scene._data, model, data,
                                  robot.configuration(q))
 
-    def link(k):
-        return robot.model.frames[model.geometryObjects[k].parentFrame].name
+    def link(k):        # the scene names each shape <URDF link>#<index> (scene_geometry)
+        return model.geometryObjects[k].name.rsplit('#', 1)[0]
 
     def solid(k):
         geometry, placed = model.geometryObjects[k].geometry, data.oMg[k]
@@ -194,11 +201,13 @@ def python_fcl_clearance(planner, q, links=None) -> float:
         else:
             return None
         return fcl.CollisionObject(shape, fcl.Transform(placed.rotation, placed.translation))
-    distances = [math.inf]
+    distances = {}
     for pair in model.collisionPairs:
-        if links is not None and {link(pair.first), link(pair.second)} != set(links):
+        key = (link(pair.first), link(pair.second))
+        if links is not None and set(key) != set(links):
             continue
         a, b = solid(pair.first), solid(pair.second)
         if a is not None and b is not None:
-            distances.append(fcl.distance(a, b, fcl.DistanceRequest(), fcl.DistanceResult()))
-    return min(distances)
+            d = fcl.distance(a, b, fcl.DistanceRequest(), fcl.DistanceResult())
+            distances[key] = min(d, distances.get(key, math.inf))
+    return distances
