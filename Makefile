@@ -121,6 +121,8 @@ bench: $(BENCH_STAMP)
 	$(PY) benchmarks/motion_benchmark.py $(MOTION_BENCH_ARGS)
 	$(PY) benchmarks/reach_benchmark.py $(REACH_BENCH_ARGS)
 	$(PY) benchmarks/design_benchmark.py $(DESIGN_BENCH_ARGS)
+	$(PY) benchmarks/servo_benchmark.py $(SERVO_BENCH_ARGS)
+	$(PY) benchmarks/servo_node_benchmark.py
 
 # hrdf_ros_node latency/CPU at 100 Hz and 1 kHz and its highest drop-free rate (7-DoF
 # arm, 18-DoF hexapod), each next to a bare rclpy relay (benchmarks/tf_relay.py), and
