@@ -5,7 +5,8 @@ In: a viser server, an HRDF path and the export options. Out: the page: the robo
 (:class:`~.robot_scene.RobotScene` of ``to_urdf``'s URDF, in its HEBI colours), one
 slider per movable joint (:class:`~.joint_sliders.JointSliders`), a drag handle on each
 end effector that the arm follows by inverse kinematics
-(:class:`~.ik_handles.IkHandles`), the links in collision in magenta and the collision
+(:class:`~.ik_handles.IkHandles`), a jog panel that steers it live with the servo
+(:class:`~.jog_panel.JogPanel`), the links in collision in magenta and the collision
 objects (:class:`~.collisions.CollisionView`), a reach map's points
 (:class:`~.reach_points.ReachPoints`, ``--reach`` or computed on a button), a design
 task's targets and the list that poses the arm at each
@@ -40,6 +41,7 @@ from ..kinematics import Kinematics
 from .collisions import CollisionView
 from .fk_panel import FkPanel, urdf_values
 from .ik_handles import IkHandles
+from .jog_panel import JogPanel
 from .joint_sliders import JointSliders
 from .reach_points import ReachPoints
 from .robot_scene import RobotScene, UrdfError
@@ -48,8 +50,8 @@ from .server import frame_camera
 from .watch import FileWatcher
 
 #: Order of the page's sections (viser orders GUI elements by this number).
-ORDER_ERRORS, ORDER_TASK, ORDER_JOINTS, ORDER_IK, ORDER_COLLISIONS, ORDER_REACH, ORDER_SHOW, \
-    ORDER_FK, ORDER_NOTES = 0.0, 0.5, 1.0, 1.25, 1.3, 1.4, 1.5, 2.0, 3.0
+ORDER_ERRORS, ORDER_TASK, ORDER_JOINTS, ORDER_IK, ORDER_JOG, ORDER_COLLISIONS, ORDER_REACH, \
+    ORDER_SHOW, ORDER_FK, ORDER_NOTES = 0.0, 0.5, 1.0, 1.25, 1.27, 1.3, 1.4, 1.5, 2.0, 3.0
 
 
 @dataclass
@@ -125,6 +127,8 @@ class FileView:
                                         order=ORDER_COLLISIONS)
         self.handles = IkHandles(server, order=ORDER_IK,
                                  planner=lambda: self.collisions.planner)
+        self.jog = JogPanel(server, planner=lambda: self.collisions.planner,
+                            order=ORDER_JOG)
         with gui.add_folder('Show', order=ORDER_SHOW):
             self._show_robot = gui.add_checkbox('robot', initial_value=True,
                                                 hint='the URDF\'s visual shapes')
@@ -203,6 +207,7 @@ class FileView:
                 old_sliders.remove()
             self.handles.set_robot(model, tree, kinematics, self.sliders.values,
                                    self.sliders.set_values)
+            self.jog.set_robot(model, tree, self.sliders.values, self.sliders.set_values)
             self.collisions.set_robot(model, tree, limits, scene)
             self.reach.set_robot(model, tree, self.sliders.set_values)
             if self.task is not None:
