@@ -1,11 +1,17 @@
-"""Helpers shared by the ROS 2 integration tests (node processes over real DDS)."""
+"""Helpers shared by the ROS 2 integration tests (node processes over real DDS, and the
+MuJoCo arm of ``fjt_mujoco_server.py``)."""
+import os
 import signal
 import subprocess
+import sys
+import threading
 import time
 
 import numpy as np
 
 from hrdf_ros.ros.probe import start_node_process, stop_node_process
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run_node(hrdf_file, namespace='', **parameters):
@@ -89,3 +95,43 @@ def calls_under_joint_states(probe, client, requests, names, pid, checkpoints):
         if k + 1 in checkpoints:
             memory[k + 1] = rss_kib(pid)
     return sent, codes, latencies, memory
+
+
+class Server:
+    """The MuJoCo FollowJointTrajectory server process and the lines it printed."""
+
+    def __init__(self, args):
+        self.process = subprocess.Popen([sys.executable, os.path.join(HERE, 'fjt_mujoco_server.py')]
+                                        + args, stdout=subprocess.PIPE, text=True)
+        self.lines = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.append(line.strip())
+
+    def count(self, prefix):
+        return sum(1 for line in self.lines if line.startswith(prefix))
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def simulated_arm_files(model, folder):
+    """Write what the MuJoCo arm reads into ``folder``: ``hrdf mjcf
+    --gravity-compensation``'s ``scene.xml`` and ``robot.xml`` (primitives) and the
+    ``ros2_controllers.yaml`` of ``hrdf moveit``'s package; returns the package."""
+    from hrdf_ros.export.mjcf import mjcf_files
+    from hrdf_ros.export.moveit.package import moveit_package
+    for name, text in mjcf_files(model, 'robot', 'robot.xml', gravity_compensation=True,
+                                 meshes='primitives').items():
+        (folder / name).write_text(text)
+    package = moveit_package(model, 'robot', samples=0, timestamp=0)
+    (folder / 'ros2_controllers.yaml').write_text(package.files['config/ros2_controllers.yaml'])
+    return package

@@ -3,9 +3,11 @@
 ``ros2 launch hrdf_ros hrdf.launch.py servo:=true params_file:=servo.yaml`` on a 7-DoF
 kit (A-2099-07), with the ``config/servo.yaml`` that ``hrdf moveit`` writes (commands to
 its ``forward_position_controller``), and once more with that file switched to
-joint_trajectory_controller's topic. The arm is ``fjt_mujoco_server.py``:
+joint_trajectory_controller's topic (both under this module's own controller names, so
+that test_ros_move_to's arm beside it does not follow them). The arm is
+``fjt_mujoco_server.py``:
 ``hrdf mjcf --gravity-compensation``'s model of the kit following
-``/forward_position_controller/commands`` (and ``/arm_controller/joint_trajectory``) as
+its forward position controller's ``~/commands`` (and joint_trajectory_controller's topic) as
 the controllers of the package's ros2_controllers.yaml take them, publishing
 joint_states, and writing every simulated state to a file.
 
@@ -31,7 +33,7 @@ from conftest import KITS_DIR
 
 from cli_helpers import (SERVO_LAUNCH, SERVO_PAUSE, SERVO_RESUME, SERVO_STATUS, SERVO_TWIST,
                          echoed, finish, launched, require_ros2_cli, run, start, wait_until)
-from test_ros_move_to import Server
+from ros_helpers import Server, simulated_arm_files
 
 require_ros2_cli()
 pytest.importorskip('mujoco')
@@ -40,6 +42,9 @@ KIT7 = 'A-2099-07.hrdf'
 START = [0.1, -0.9, -0.2, -1.2, 0.6, 0.8, -0.9]
 #: SERVO_TWIST: m/s up in the base frame, for TWIST_SECONDS (ros2 topic pub -r 100 -t 200)
 SPEED, TWIST_SECONDS = 0.03, 2.0
+#: the package's controllers -> this module's names for them (see the arm fixture)
+CONTROLLERS = {'arm_controller': 'servo_test_arm_controller',
+               'forward_position_controller': 'servo_test_forward_controller'}
 #: a third of a second of the same twist
 SHORT_TWIST = SERVO_TWIST.replace('-t 200', '-t 30')
 
@@ -70,26 +75,34 @@ def settled(path, timeout=20.0):
 def arm(request, ros2_daemon, workdir, tmp_path_factory):
     """(server, launch, record file): the simulated arm at START, then the node with its
     servo sending ``request.param`` commands."""
-    from hrdf_ros.export.mjcf import mjcf_files
-    from hrdf_ros.export.moveit.package import moveit_package
     model = load(os.path.join(KITS_DIR, KIT7))
     folder = tmp_path_factory.mktemp('servo')
-    for name, text in mjcf_files(model, 'robot', 'robot.xml', gravity_compensation=True,
-                                 meshes='primitives').items():
-        (folder / name).write_text(text)
-    package = moveit_package(model, 'robot', samples=0, timestamp=0)
-    (folder / 'ros2_controllers.yaml').write_text(package.files['config/ros2_controllers.yaml'])
+    package = simulated_arm_files(model, folder)
+    # the package's controllers under names of this module's own: test_ros_move_to's arm
+    # (arm_controller) runs beside it on the same ROS graph, and would follow these
+    # commands too
+    path = folder / 'ros2_controllers.yaml'
+    controllers = yaml.safe_load(path.read_text())
+    for name, renamed in CONTROLLERS.items():
+        controllers[renamed] = controllers.pop(name)
+    path.write_text(yaml.safe_dump(controllers))
     settings = yaml.safe_load(package.files['config/servo.yaml'])
+    parameters = settings['/**/hrdf_ros_node']['ros__parameters']
+    servo = parameters['servo']
+    assert servo['command_out_topic'] == '/forward_position_controller/commands'
     if request.param == 'joint_trajectory':
-        servo = settings['/**/hrdf_ros_node']['ros__parameters']['servo']
-        servo['command_out_type'], servo['command_out_topic'] = 'joint_trajectory', ''
+        servo['command_out_type'] = 'joint_trajectory'
+        servo['command_out_topic'] = f'/{CONTROLLERS["arm_controller"]}/joint_trajectory'
+    else:
+        servo['command_out_topic'] = f'/{CONTROLLERS["forward_position_controller"]}/commands'
+    parameters['trajectory_action'] = f'{CONTROLLERS["arm_controller"]}/follow_joint_trajectory'
     with open(os.path.join(workdir, 'servo.yaml'), 'w', encoding='utf-8') as handle:
         yaml.safe_dump(settings, handle)
     if not os.path.exists(os.path.join(workdir, KIT7)):
         os.symlink(os.path.join(KITS_DIR, KIT7), os.path.join(workdir, KIT7))
     record = folder / 'played.txt'
-    server = Server([str(folder / 'scene.xml'), str(folder / 'ros2_controllers.yaml'),
-                     'arm_controller', '--forward', 'forward_position_controller',
+    server = Server([str(folder / 'scene.xml'), str(path), CONTROLLERS['arm_controller'],
+                     '--forward', CONTROLLERS['forward_position_controller'],
                      '--record', str(record), '--start']
                     + [f'J{k + 1}={v}' for k, v in enumerate(START)])
     try:

@@ -14,52 +14,22 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 
 import numpy as np
 import pytest
-import yaml
 
 from hrdf_ros import load
 from hrdf_ros.kinematics.rotations import rotation_to_quaternion
 
-from conftest import KITS_DIR
+from conftest import KITS_DIR, REPO
+from ros_helpers import Server, simulated_arm_files
 
 pytest.importorskip('mujoco')
 pytest.importorskip('control_msgs')
 KIT7 = 'A-2099-07.hrdf'
 START = [0.1, -0.9, -0.2, -1.2, 0.6, 0.8, -0.9]
 GOAL = [0.6, -0.5, 0.3, -0.8, 0.4, 1.3, -0.3]
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-class Server:
-    """The MuJoCo FollowJointTrajectory server process and the lines it printed."""
-
-    def __init__(self, args):
-        self.process = subprocess.Popen([sys.executable, os.path.join(HERE, 'fjt_mujoco_server.py')]
-                                        + args, stdout=subprocess.PIPE, text=True)
-        self.lines = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.lines.append(line.strip())
-
-    def count(self, prefix):
-        return sum(1 for line in self.lines if line.startswith(prefix))
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
 @pytest.fixture(scope='module')
 def model():
     return load(os.path.join(KITS_DIR, KIT7))
@@ -68,15 +38,9 @@ def model():
 @pytest.fixture(scope='module')
 def arm(ros, model, tmp_path_factory):
     """(server, node process): the simulated arm at START, then the node."""
-    from hrdf_ros.export.mjcf import mjcf_files
-    from hrdf_ros.export.moveit.package import moveit_package
     from hrdf_ros.ros.probe import start_node_process, stop_node_process
     folder = tmp_path_factory.mktemp('move_to')
-    for name, text in mjcf_files(model, 'robot', 'robot.xml', gravity_compensation=True,
-                                 meshes='primitives').items():
-        (folder / name).write_text(text)
-    package = moveit_package(model, 'robot', samples=0, timestamp=0)
-    (folder / 'ros2_controllers.yaml').write_text(package.files['config/ros2_controllers.yaml'])
+    simulated_arm_files(model, folder)
     server = Server([str(folder / 'scene.xml'), str(folder / 'ros2_controllers.yaml'),
                      'arm_controller', '--start']
                     + [f'J{k + 1}={v}' for k, v in enumerate(START)])
@@ -246,7 +210,7 @@ def test_the_tutorials_client_moves_the_arm(probe, client, arm):
     back.goal_state.position = [float(v) for v in START]
     result, _, _ = _moved_to(probe, client, back, arm)
     assert result.error_code == 1, result.message
-    text = open(os.path.join(HERE, '..', 'doc', 'tutorials', 'plan_motion.md'),
+    text = open(os.path.join(REPO, 'doc', 'tutorials', 'plan_motion.md'),
                 encoding='utf-8').read()
     [code] = [b for b in re.findall(r'^```python\n(.*?)^```', text, re.M | re.S)
               if 'MoveTo' in b]
