@@ -17,6 +17,7 @@ from ..parts.mesh_sources import MESH_MODES
 from ..export.ros2_control import HARDWARE_PLUGINS
 from ..kinematics.backend import CHOICES
 from .joint_input import MISSING_JOINT_POLICIES
+from .servo_settings import COMMAND_OUT_TOPICS
 
 #: robot_state_publisher's bounds of publish_frequency (Hz); rclpy enforces them on set.
 MAX_PUBLISH_FREQUENCY = 1000.0
@@ -230,7 +231,7 @@ PARAMETERS: Tuple[ParameterSpec, ...] = (
         'trajectory_msgs/JointTrajectory (positions and velocities, one period ahead) for '
         'joint_trajectory_controller\'s topic. MoveIt Servo\'s `command_out_type` has '
         '`trajectory_msgs/JointTrajectory` and `std_msgs/Float64MultiArray`.',
-        choices=('forward_position', 'joint_trajectory')),
+        choices=tuple(COMMAND_OUT_TOPICS)),
     ParameterSpec(
         'servo.command_out_topic', '', 'Where the servo\'s commands go; empty: '
         '`/forward_position_controller/commands` for `forward_position`, '

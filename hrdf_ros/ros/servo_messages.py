@@ -21,12 +21,12 @@ import math
 from typing import Optional, Sequence
 
 import numpy as np
-from builtin_interfaces.msg import Duration
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from ..kinematics.rotations import quaternion_to_rotation
 from ..servo import JointJog, PoseTarget, Twist
+from .motion_service import duration_of
 from .tf_buffer import TfBuffer
 
 class CommandError(ValueError):
@@ -154,11 +154,6 @@ def pose_command(message, frames: Frames, q: np.ndarray) -> PoseTarget:
     return PoseTarget(frames.pose(message.header.frame_id, q) @ pose)
 
 
-def _duration(seconds: float) -> Duration:
-    nanoseconds = int(round(seconds * 1e9))
-    return Duration(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
-
-
 def position_message(positions: np.ndarray, gear_ratios: np.ndarray) -> Float64MultiArray:
     """A forward position controller's command: URDF joint positions in the arm's joint
     order (HEBI positions / gear ratio)."""
@@ -172,5 +167,5 @@ def trajectory_message(positions: np.ndarray, velocities: np.ndarray,
     and velocities), stamped zero (start on arrival), as MoveIt Servo sends it."""
     point = JointTrajectoryPoint(positions=(positions / gear_ratios).tolist(),
                                  velocities=(velocities / gear_ratios).tolist(),
-                                 time_from_start=_duration(period))
+                                 time_from_start=duration_of(period))
     return JointTrajectory(joint_names=list(joint_names), points=[point])
