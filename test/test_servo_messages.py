@@ -38,8 +38,7 @@ Q = np.array([0.3, -0.4, 1.1, -0.7, 0.5, 0.2])
 @pytest.fixture(scope='module')
 def arm():
     robot = load_robot(RobotOptions(), path=BUNDLED_ARM)
-    queries = IkQueries(robot, 0.05)
-    return robot, Frames(robot, queries.frames, queries.end_effectors)
+    return robot, Frames(IkQueries(robot, 0.05))
 
 
 def _twist(frame_id, linear, angular):
@@ -67,11 +66,11 @@ def test_a_twist_in_a_link_frame_is_turned_into_the_base_frame(arm):
         twist = twist_command(_twist(frame_id, linear, angular), frames, Q, 0)
         assert twist.frame == 'base'
         assert np.array_equal(twist.linear, linear) and np.array_equal(twist.angular, angular)
-    links = [name for name, (kind, _) in frames.links.items()
-             if kind != 'base' and name not in frames.end_effectors]
+    links = [name for name, (kind, _) in frames.ik.frames.items()
+             if kind != 'base' and name not in frames.ik.end_effectors]
     assert len(links) >= 6
     for name in links:
-        kind, index = frames.links[name]
+        kind, index = frames.ik.frames[name]
         rotation = robot.kinematics.frame(kind, index, Q)[:3, :3]
         twist = twist_command(_twist(name, linear, angular), frames, Q, 0)
         assert twist.frame == 'base'
@@ -85,8 +84,7 @@ def test_a_twist_in_a_link_frame_is_turned_into_the_base_frame(arm):
 def test_frames_that_tf_connects_with_the_base_link(arm):
     robot, _ = arm
     tf = TfBuffer()
-    queries = IkQueries(robot, 0.05)
-    frames = Frames(robot, queries.frames, queries.end_effectors, tf)
+    frames = Frames(IkQueries(robot, 0.05), tf)
     with pytest.raises(CommandError, match="'world'.*neither a link of the robot"):
         frames.pose('world', Q)
 
@@ -136,7 +134,7 @@ def test_a_pose_in_a_link_frame_and_bad_poses(arm):
     robot, frames = arm
     target = np.eye(4)
     target[:3, 3] = [0.1, 0.02, -0.03]
-    name, (kind, index) = next((n, f) for n, f in frames.links.items() if f[0] != 'base')
+    name, (kind, index) = next((n, f) for n, f in frames.ik.frames.items() if f[0] != 'base')
     pose = pose_command(_pose(name, target), frames, Q).pose
     assert np.allclose(pose, robot.kinematics.frame(kind, index, Q) @ target, atol=1e-12)
     zero = _pose('', target)

@@ -50,6 +50,27 @@ class IkError(Exception):
         self.code = code
 
 
+def pose_matrix(pose, what: str) -> np.ndarray:
+    """(4, 4) of a geometry_msgs/Pose (m; its quaternion normalised); ``what`` names it in
+    errors.
+
+    Raises:
+        IkError: FAILURE, a number not finite or a zero quaternion.
+    """
+    p, o = pose.position, pose.orientation
+    values = [p.x, p.y, p.z, o.x, o.y, o.z, o.w]
+    if not all(math.isfinite(v) for v in values):
+        raise IkError(SolveIk.Response.FAILURE, f'{what} pose must be finite')
+    quaternion = np.array(values[3:])
+    if not np.linalg.norm(quaternion) > 1e-9:
+        raise IkError(SolveIk.Response.FAILURE,
+                      f'{what} orientation is a zero quaternion (not a rotation)')
+    target = np.eye(4)
+    target[:3, :3] = quaternion_to_rotation(quaternion)
+    target[:3, 3] = values[:3]
+    return target
+
+
 class IkQueries:
     """Answers SolveIk requests for one robot.
 
@@ -172,26 +193,26 @@ class IkQueries:
         """(4, 4) of a geometry_msgs/Pose given in ``frame_id`` (empty: the reference
         frame; else a link of the robot, taken at HEBI positions ``q``), in the reference
         frame; ``what`` names it in errors: FAILURE for a pose that is not finite or a
-        zero quaternion, FRAME_TRANSFORM_FAILURE for a frame that is not the robot's."""
-        p, o = pose.position, pose.orientation
-        values = [p.x, p.y, p.z, o.x, o.y, o.z, o.w]
-        if not all(math.isfinite(v) for v in values):
-            raise IkError(SolveIk.Response.FAILURE, f'{what} pose must be finite')
-        quaternion = np.array(values[3:])
-        if not np.linalg.norm(quaternion) > 1e-9:
-            raise IkError(SolveIk.Response.FAILURE,
-                          f'{what} orientation is a zero quaternion (not a rotation)')
-        target = np.eye(4)
-        target[:3, :3] = quaternion_to_rotation(quaternion)
-        target[:3, 3] = values[:3]
-        if not frame_id:
-            return target
-        frame = self.frames.get(frame_id)
+        zero quaternion (:func:`pose_matrix`), FRAME_TRANSFORM_FAILURE for a frame that is
+        not the robot's."""
+        target = pose_matrix(pose, what)
+        frame = self.frame_pose(frame_id, q)
         if frame is None:
             raise IkError(SolveIk.Response.FRAME_TRANSFORM_FAILURE,
                           f"frame_id '{frame_id}' is not a frame of the robot (give it in "
                           f"{self.robot.base_frame_id}, or one of its links)")
+        return frame @ target
+
+    def frame_pose(self, frame_id: str, q: np.ndarray) -> Optional[np.ndarray]:
+        """(4, 4) pose of the robot's frame ``frame_id`` (empty or the base link: the
+        identity; else a link, at HEBI positions ``q``) in the reference frame, m; None
+        when the robot has no such frame."""
+        if not frame_id:
+            return np.eye(4)
+        frame = self.frames.get(frame_id)
+        if frame is None:
+            return None
         kind, index = frame
         if kind == 'base':
-            return target
-        return self.robot.kinematics.frame(kind, index, q) @ target
+            return np.eye(4)
+        return self.robot.kinematics.frame(kind, index, q)

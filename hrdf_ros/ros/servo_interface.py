@@ -87,7 +87,6 @@ class ServoInterface:
         self._status: Optional[int] = None
         self._status_time = -math.inf
         self._warned = {}
-        self.steps = 0
         for kind, message_type, topic in (('twist', TwistStamped, '~/delta_twist_cmds'),
                                           ('joint jog', JointJogMessage,
                                            '~/delta_joint_cmds'),
@@ -197,7 +196,6 @@ class ServoInterface:
             return
         core.paused = paused
         output = core.step()
-        self.steps += 1
         self._send(output)
         self._publish_status(int(output.status), output.message)
         if core.at_rest:
@@ -225,8 +223,7 @@ class ServoInterface:
             self._warn('build', f'servo: not running for robot "{robot.name}": {exc}')
             return
         self._robot = robot
-        self._frames = Frames(robot, node.ik_queries.frames, node.ik_queries.end_effectors,
-                             self.tf)
+        self._frames = Frames(node.ik_queries, self.tf)
         node.get_logger().info(f'servo: ready for robot "{robot.name}" '
                                f'({len(robot.joint_names)} joints)')
         self._publish_status(int(StatusCode.NO_WARNING), 'ready')

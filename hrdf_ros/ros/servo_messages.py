@@ -24,10 +24,11 @@ import numpy as np
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from ..kinematics.rotations import quaternion_to_rotation
 from ..servo import JointJog, PoseTarget, Twist
+from .ik_service import IkError, pose_matrix
 from .motion_service import duration_of
 from .tf_buffer import TfBuffer
+
 
 class CommandError(ValueError):
     """A command the servo cannot follow (the message says why)."""
@@ -37,22 +38,18 @@ class Frames:
     """Poses of named frames in the robot's base frame, at joint positions q.
 
     Args:
-        robot: the running :class:`~.loaded_robot.LoadedRobot`.
-        links: ``{prefixed link name: (frame type, index)}``
-            (:attr:`~.ik_service.IkQueries.frames`).
-        end_effectors: ``{end-effector link name: end effector index}``
-            (:attr:`~.ik_service.IkQueries.end_effectors`).
+        ik: the running robot's :class:`~.ik_service.IkQueries` (its links and end
+            effectors by name).
         tf: the latest TF transforms, for frames that are not the robot's; None: none.
     """
 
-    def __init__(self, robot, links, end_effectors, tf: Optional[TfBuffer] = None):
-        self.robot, self.links, self.tf = robot, links, tf
-        self.end_effectors = end_effectors
-        self.base = robot.base_frame_id
+    def __init__(self, ik, tf: Optional[TfBuffer] = None):
+        self.ik, self.tf = ik, tf
+        self.base = ik.robot.base_frame_id
 
     def end_effector_link(self, index: int) -> Optional[str]:
         """The link name of end effector ``index``, or None."""
-        return next((name for name, k in self.end_effectors.items() if k == index), None)
+        return next((name for name, k in self.ik.end_effectors.items() if k == index), None)
 
     def pose(self, frame_id: str, q: np.ndarray) -> np.ndarray:
         """(4, 4) pose of ``frame_id`` in the base frame at HEBI positions q (m).
@@ -60,11 +57,9 @@ class Frames:
         Raises:
             CommandError: a frame neither the robot's nor connected to it in TF.
         """
-        if not frame_id or frame_id == self.base:
-            return np.eye(4)
-        if frame_id in self.links:
-            kind, index = self.links[frame_id]
-            return np.eye(4) if kind == 'base' else self.robot.kinematics.frame(kind, index, q)
+        pose = self.ik.frame_pose(frame_id, q)
+        if pose is not None:
+            return pose
         if self.tf is not None:
             try:
                 root, in_root = self.tf.root_pose(frame_id)
@@ -142,15 +137,10 @@ def pose_command(message, frames: Frames, q: np.ndarray) -> PoseTarget:
     Raises:
         CommandError: numbers not finite, a zero quaternion, an unknown frame.
     """
-    p, o = message.pose.position, message.pose.orientation
-    position = _finite([p.x, p.y, p.z], 'pose position')
-    quaternion = _finite([o.x, o.y, o.z, o.w], 'pose orientation')
-    size = float(np.linalg.norm(quaternion))
-    if size < 1e-9:
-        raise CommandError('pose orientation: a zero quaternion is no rotation')
-    pose = np.eye(4)
-    pose[:3, :3] = quaternion_to_rotation(quaternion / size)
-    pose[:3, 3] = position
+    try:
+        pose = pose_matrix(message.pose, 'pose target')
+    except IkError as exc:
+        raise CommandError(str(exc)) from None
     return PoseTarget(frames.pose(message.header.frame_id, q) @ pose)
 
 
