@@ -38,17 +38,10 @@ class TfBuffer:
         Raises:
             KeyError: when the chain from ``source`` up to ``target`` is incomplete.
         """
-        pose = np.eye(4)
-        frame = source
-        for _ in range(len(self._edges) + 1):
+        for frame, pose in self._chain(source):
             if frame == target:
                 return pose
-            if frame not in self._edges:
-                raise KeyError(f'no transform to "{frame}" (looking for "{target}")')
-            parent, transform = self._edges[frame]
-            pose = transform @ pose
-            frame = parent
-        raise KeyError(f'TF loop above "{source}"')
+        raise KeyError(f'no transform to "{frame}" (looking for "{target}")')
 
     def root_pose(self, frame: str):
         """``(root, pose)``: the top frame of ``frame``'s chain and ``frame``'s (4, 4) pose
@@ -57,11 +50,21 @@ class TfBuffer:
         Raises:
             KeyError: a loop in the chain.
         """
-        pose = np.eye(4)
+        *_, top = self._chain(frame)
+        return top
+
+    def _chain(self, source: str):
+        """``(frame, pose of source in frame)`` from ``source`` itself up to the top of
+        its chain.
+
+        Raises:
+            KeyError: a loop in the chain.
+        """
+        pose, frame = np.eye(4), source
         for _ in range(len(self._edges) + 1):
+            yield frame, pose
             if frame not in self._edges:
-                return frame, pose
+                return
             parent, transform = self._edges[frame]
-            pose = transform @ pose
-            frame = parent
-        raise KeyError(f'TF loop above "{frame}"')
+            pose, frame = transform @ pose, parent
+        raise KeyError(f'TF loop above "{source}"')
