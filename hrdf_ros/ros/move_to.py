@@ -17,8 +17,8 @@ values the MoveIt package writes, :data:`~hrdf_ros.export.moveit.config_files.
 TRAJECTORY_EXECUTION`) and cancelled past that, and cancelling the MoveTo goal cancels the
 controller's. One goal runs at a time: a goal that comes while one runs is aborted with a
 message (FAILURE), and so is one that comes while the servo moves the arm
-(:class:`~.arm_owner.ArmOwner`). control_msgs is imported when the node starts (:func:`available`);
-without it the node runs without ``~/move_to`` and says so.
+(:class:`~.arm_owner.ArmOwner`). control_msgs is imported when the node starts
+(:func:`available`); without it the node runs without ``~/move_to`` and says so.
 """
 from __future__ import annotations
 

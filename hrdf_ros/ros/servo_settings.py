@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..export.moveit.config_files import FORWARD_POSITION_CONTROLLER
 from ..servo.parameters import ServoParameters
 
 #: The outputs ``servo.command_out_type`` chooses between, and the topic each goes to
 #: when ``servo.command_out_topic`` is empty: the controllers ``hrdf moveit`` writes.
-COMMAND_OUT_TOPICS = {'forward_position': '/forward_position_controller/commands',
+COMMAND_OUT_TOPICS = {'forward_position': f'/{FORWARD_POSITION_CONTROLLER}/commands',
                       'joint_trajectory': '/arm_controller/joint_trajectory'}
 
 

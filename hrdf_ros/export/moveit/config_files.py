@@ -5,7 +5,8 @@ In: planning groups (:mod:`hrdf_ros.description.groups`), joint limits
 ``config/kinematics.yaml``, ``joint_limits.yaml``, ``pilz_cartesian_limits.yaml``,
 ``moveit_controllers.yaml``, ``ros2_controllers.yaml``, ``initial_positions.yaml``,
 ``servo.yaml`` (hrdf_ros_node's servo) and the package's ``.setup_assistant``, laid out
-as MoveIt Setup Assistant (Jazzy/Kilted) writes them, with the additions MoveIt 2 needs to plan and execute:
+as MoveIt Setup Assistant (Jazzy/Kilted) writes them, with the additions MoveIt 2 needs to
+plan and execute:
 
 * kinematics: KDL per group, search resolution 0.005 rad, timeout 0.005 s (Setup
   Assistant's defaults), ``position_only_ik: true`` for groups under 6 joints;
@@ -232,6 +233,7 @@ def servo_yaml(group: PlanningGroup) -> str:
                f'{FORWARD_POSITION_CONTROLLER} (ros2_controllers.yaml; activate it in '
                f'place of {group.controller}). Use: ros2 launch hrdf_ros hrdf.launch.py '
                'params_file:=<this file> hrdf_file:=<the HRDF>.')
-    return _yaml(textwrap.fill(comment, 86), {'/**/hrdf_ros_node': {'ros__parameters': {'servo': {
-        'enabled': True, 'command_out_type': 'forward_position',
-        'command_out_topic': f'/{FORWARD_POSITION_CONTROLLER}/commands'}}}})
+    servo = {'enabled': True, 'command_out_type': 'forward_position',
+             'command_out_topic': f'/{FORWARD_POSITION_CONTROLLER}/commands'}
+    return _yaml(textwrap.fill(comment, 86),
+                 {'/**/hrdf_ros_node': {'ros__parameters': {'servo': servo}}})

@@ -236,7 +236,8 @@ def moveit_package(model: RobotModel, robot_name: str, *, joint_prefix: str = 'J
                'author_name': author_name, 'author_email': author_email,
                'exec_depends': depends, 'macro': macro, **hardware,
                'system': control.name or f'{ros_name(robot_name)}_system',
-               'fixed_frame': WORLD_FRAME, **_view(poser, urdf.links)}
+               'fixed_frame': WORLD_FRAME, **_view(poser, urdf.links),
+               'forward_controller': cf.FORWARD_POSITION_CONTROLLER}
     srdf = srdf_text(urdf, groups, meaning.states, meaning.disabled, grippers)
     files = {
         'package.xml': env.get_template('package.xml.jinja').render(context),
