@@ -509,3 +509,131 @@ def test_mplibs_cylinder_collide_is_wrong_where_every_distance_says_apart():
     pa, pb = placed(ra, ha, a[2]), placed(rb, hb, b[2])
     assert mplib_fcl.collide(pa, pb, mplib_fcl.CollisionRequest()).is_collision()
     assert mplib_fcl.distance(pa, pb, mplib_fcl.DistanceRequest()).min_distance > sampled
+
+
+MAPS_STANDARD = os.path.join(os.path.dirname(KITS_DIR), 'real', 'flat',
+                             'HebiRobotics_hebi-python-examples__advanced_demos_MAPS_control_'
+                             'hrdf_mapsArm_7DoF_standard.hrdf')
+
+
+def _random_cylinders(rng, count):
+    """``count`` pairs of cylinders ((4, 4) pose, (3,) half sizes: radius, radius, half
+    length): radius 0.5-3 cm, 4-40 cm long, up to 20 cm apart; a third with the second axis
+    within 1e-3 rad of parallel to the first, a third crossing near both middles."""
+    from scipy.spatial.transform import Rotation
+    out = []
+    for k in range(count):
+        poses, halves = [], []
+        for _ in range(2):
+            pose = np.eye(4)
+            pose[:3, :3] = Rotation.random(random_state=rng.integers(2**31)).as_matrix()
+            pose[:3, 3] = rng.uniform(-0.1, 0.1, 3)
+            radius = rng.uniform(0.005, 0.03)
+            poses.append(pose)
+            halves.append(np.array([radius, radius, rng.uniform(0.02, 0.2)]))
+        if k % 3 == 1:        # near-parallel: the second axis tilted from the first's
+            tilt = Rotation.from_rotvec(rng.normal(size=3) * 1e-3 / math.sqrt(3))
+            poses[1][:3, :3] = (tilt * Rotation.from_matrix(poses[0][:3, :3])).as_matrix()
+        elif k % 3 == 2:      # crossing near the middles, apart by about their radii
+            normal = np.cross(poses[0][:3, 2], poses[1][:3, 2])
+            normal /= np.linalg.norm(normal)
+            poses[1][:3, 3] = poses[0][:3, 3] + normal * (halves[0][0] + halves[1][0] +
+                                                          rng.uniform(-0.005, 0.02))
+        out.append((poses[0], halves[0], poses[1], halves[1]))
+    return out
+
+
+def test_capsules_bound_two_cylinders_from_below_and_closely():
+    """300 random pairs of cylinders, a third near-parallel and a third crossing: the
+    capsule bound (the axes' segments' distance less both radii) is never above hpp-fcl's
+    distance (less its tolerance) where they are apart, nor above their surface samples;
+    where the closest points are inside both segments it equals hpp-fcl's within 1e-5 m;
+    near-parallel axes give no bound; the compiled kernel gives the numpy values."""
+    import hppfcl
+    from hrdf_ros.motion.clearance import PARALLEL_SINE, SLACK, capsule_gaps
+    pairs = _random_cylinders(np.random.default_rng(31), 300)
+    a, half_a, b, half_b = (np.array([p[k] for p in pairs]) for k in range(4))
+    bounds = capsule_gaps(a, half_a, b, half_b)
+    sines = np.linalg.norm(np.cross(a[:, :3, 2], b[:, :3, 2]), axis=1)
+    assert np.all(np.isneginf(bounds[sines < PARALLEL_SINE]))
+    apart = tight = sampled_count = 0
+    for k, (pa, ha, pb, hb) in enumerate(pairs):
+        true = hppfcl.distance(hppfcl.Cylinder(ha[0], 2 * ha[2]),
+                               hppfcl.Transform3f(pa[:3, :3], pa[:3, 3]),
+                               hppfcl.Cylinder(hb[0], 2 * hb[2]),
+                               hppfcl.Transform3f(pb[:3, :3], pb[:3, 3]),
+                               hppfcl.DistanceRequest(), hppfcl.DistanceResult())
+        if true <= 0.0:
+            continue
+        apart += 1
+        assert bounds[k] <= true * (1 + 1e-6) + 1e-9, (k, bounds[k], true)
+        if k % 10 == 0 and true < 0.05:
+            sampled = sampled_distance(('cylinder', (ha[0], ha[2]), pa),
+                                       ('cylinder', (hb[0], hb[2]), pb))
+            assert bounds[k] <= sampled, (k, bounds[k], sampled)
+            sampled_count += 1
+        r = pa[:3, 3] - pb[:3, 3]
+        u1, u2 = pa[:3, 2], pb[:3, 2]
+        dot = u1 @ u2
+        if sines[k] >= PARALLEL_SINE:
+            s = (dot * (u2 @ r) - u1 @ r) / sines[k] ** 2
+            t = ((u2 @ r) - dot * (u1 @ r)) / sines[k] ** 2
+            if abs(s) < ha[2] - 0.01 and abs(t) < hb[2] - 0.01:   # clear of the rims
+                assert abs(bounds[k] + SLACK - true) < 1e-5, (k, bounds[k], true)
+                tight += 1
+    print(f'{apart} pairs apart, {tight} clear of the rims, {sampled_count} sampled')
+    assert apart >= 150 and tight >= 30 and sampled_count >= 5, (apart, tight, sampled_count)
+    pytest.importorskip('numba', reason='the fast extra is not installed')
+    from hrdf_ros.motion.compiled_clearance import capsule_gap
+    compiled = [capsule_gap(np.ascontiguousarray(p[0][:3]), p[1], np.ascontiguousarray(p[2][:3]),
+                            p[3], PARALLEL_SINE, SLACK) for p in pairs]
+    np.testing.assert_allclose(compiled, bounds, rtol=0, atol=1e-12)
+
+
+def test_a_sphere_rows_closed_form_distance_is_hpp_fcls():
+    """HEBI's MAPS arm (spheres and cylinders) among the test's objects (a box, a ball, a
+    post): on 300 random states, every row of a sphere against a sphere, a box or a
+    cylinder that is apart by hpp-fcl gets the same distance in closed form within 1e-5 m
+    (the cheap bounds, on the numpy and the compiled path alike), never above the shapes'
+    surface samples; where hpp-fcl finds them touching, the closed form is <= 0 too."""
+    pytest.importorskip('numba', reason='the fast extra is not installed')
+    model = load(MAPS_STANDARD)
+    compiled = MotionPlanner(model, OBJECTS, kinematics='numba').scene
+    numpy_path = MotionPlanner(model, OBJECTS, kinematics='numpy').scene
+    clearance = compiled.clearance
+    rows = clearance.point_rows
+    kinds = {tuple(sorted((clearance.kinds[i], clearance.kinds[j])))
+             for i, j in clearance.pairs[rows]}
+    assert {('cylinder', 'sphere'), ('sphere', 'sphere'), ('box', 'sphere')} <= kinds, kinds
+    pin = clearance._pin
+    robot = clearance._robot
+    rng = np.random.default_rng(37)
+    states = rng.uniform(-2.5, 2.5, (300, model.dof_count))
+    closed = clearance.cheap(compiled.link_poses(states))[:, rows]
+    np.testing.assert_allclose(closed, numpy_path.clearance.cheap(
+        numpy_path.link_poses(states))[:, rows], rtol=0, atol=1e-12)
+    shapes = _shapes(MotionPlanner(model, OBJECTS))
+    near = checked = touching = 0
+    for n, q in enumerate(states):
+        pin.updateGeometryPlacements(robot.model, clearance._data, clearance._model,
+                                     clearance._gdata, robot.configuration(q))
+        poses = compiled.link_poses(q[None])[0]
+        for column, row in enumerate(rows):
+            true = pin.computeDistance(clearance._model, clearance._gdata,
+                                       int(row)).min_distance
+            if true <= 0.0:
+                assert closed[n, column] <= 0.0
+                touching += 1
+                continue
+            assert abs(closed[n, column] - true) < 1e-5, (compiled.row_pair(row), true,
+                                                          closed[n, column])
+            checked += 1
+            if true < 0.02 and near < 20:
+                i, j = clearance.pairs[row]
+                sampled = sampled_distance(_placed(shapes[i], poses), _placed(shapes[j], poses))
+                assert closed[n, column] <= sampled
+                near += 1
+    print(f'{checked} sphere rows apart, {touching} touching, {near} sampled; '
+          f'kinds {sorted(kinds)}')
+    assert checked >= 1000 and near >= 10, (checked, near, touching)
+

@@ -26,9 +26,10 @@ and multiple articulated robots in complex environments", IEEE Transactions on R
   is cut into as many equal parts as the worst row needs were its bounds to stay as at
   the ends (2 to :data:`MAX_PARTS`, de Casteljau) and each part tried with only the rows
   still unproven, breadth first over all pieces. A single piece is first checked at
-  :data:`PROBES` states spread along it, and every state a cut makes is checked for
-  collision too (the scene's own check): a motion through a collision is refused there,
-  without waiting for exact distances.
+  :data:`PROBES` states spread along it (for collision, and for the rows whose cheap
+  bound is their distance, against their margins), and every state a cut makes is
+  checked for collision too (the scene's own check): a motion through a collision is
+  refused there, without waiting for exact distances.
 * A piece is refused when a checked state is in collision, when a row's decided bound
   (exact, or two boxes' separating axes) at a checked state is at or below its margin,
   or when a part whose M_p is below :data:`MIN_MOTION` is still unproven: a motion is
@@ -184,6 +185,8 @@ class Certifier:
         self._clearance, self._weights, self._slides = clearance, weights, slides
         self._link_poses, self._dof, self._min = link_poses, dof, float(min_motion)
         self._free_states, self._colliding_row = free_states, colliding_row
+        #: rows whose cheap bound is their distance (floors, spheres: :mod:`.clearance`)
+        self._exact_rows = np.flatnonzero(clearance.cheap_is_exact)
         #: counts since the certifier was built: ``calls``, ``pieces``, ``at_once``
         #: (pieces proven without a cut), ``refused`` (pieces), ``seconds`` in :meth:`certify`
         self.stats = {'calls': 0, 'pieces': 0, 'at_once': 0, 'refused': 0, 'seconds': 0.0}
@@ -252,7 +255,8 @@ class Certifier:
             return result
         if count == 1 and self._free_states is not None:
             probes = evaluate(pieces, np.arange(1, PROBES + 1) / (PROBES + 1))[0]
-            hit = np.flatnonzero(~self._free_states(probes, self._link_poses(probes)))
+            poses = self._link_poses(probes)
+            hit = np.flatnonzero(~self._free_states(probes, poses))
             if len(hit):
                 free[:] = False
                 result.refused, result.touching = 0, True
@@ -260,10 +264,22 @@ class Certifier:
                 result.colliding_row = self._colliding_row
                 result.states = PROBES
                 return result
+            exact = self._exact_rows      # a closed-form distance at or below its margin
+            if len(exact):
+                near = self._clearance.cheap(poses)[:, exact] <= margin[exact]
+                hit = np.flatnonzero(near.any(axis=1))
+                if len(hit):
+                    free[:] = False
+                    result.refused, result.touching = 0, True
+                    result.found_row = int(exact[np.argmax(near[hit[0]])])
+                    result.state = probes[hit[0]].copy()
+                    result.states = PROBES
+                    return result
         if self._kernels is not None:
             from .certified_compiled import certify_compiled  # noqa: PLC0415
-            return certify_compiled(self, pieces, stop_at_first, np.ascontiguousarray(margin),
-                                    result)
+            # a fresh array every call: a read-only view (margins given per row come through
+            # broadcast_to as one) is another numba type, compiled (or loaded) at first use
+            return certify_compiled(self, pieces, stop_at_first, np.array(margin), result)
         states = _States(self._clearance, self._link_poses, self._dof)
         ends = states.add(np.concatenate([pieces[:, 0], pieces[:, -1]]))
         refusal = np.array([-1.0, -1.0, 0.0, -1.0, 0.0])

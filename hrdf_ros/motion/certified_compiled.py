@@ -34,7 +34,8 @@ def certify_compiled(self, pieces: np.ndarray, stop_at_first: bool, margin: np.n
     interval = np.repeat(np.arange(count, dtype=np.int64), rows_count)
     row = np.tile(np.arange(rows_count, dtype=np.int64), count)
     constants = (clearance._owner, clearance._box, clearance._half, clearance.pairs,
-                 clearance._count, clearance._object_pose, clearance._object_half)
+                 clearance._count, clearance._object_pose, clearance._object_half,
+                 clearance.capsule_rows)
     first_round = True
     while len(interval):
         travel = np.empty((len(left), dof))

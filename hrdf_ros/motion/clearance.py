@@ -15,13 +15,19 @@ prove enough:
   for a box its half diagonal, a cylinder hypot(radius, half length), a sphere its
   radius, a mesh its farthest vertex); against a floor the shape's own lowest point
   (exact: a box's lowest corner, a cylinder's lowest rim point, a mesh's lowest vertex,
-  which is its convex hull's);
+  which is its convex hull's); and for a sphere (the robot's or an object) against a
+  sphere, a box or a cylinder, their distance in closed form (the centre in the other
+  shape's frame: its distance to the box, to the solid cylinder from its radial and
+  axial excess, or to the sphere, less the radius): these rows are exact already
+  (:attr:`Clearance.cheap_is_exact`), and no distance query is asked for them;
 * **boxes** (:meth:`Clearance.boxes`, in numpy): the largest gap between the two shapes'
   oriented bounding boxes projected on one of the 15 axes of the separating axis test
   (each box's 3 face normals, the 9 cross products of their edges, normalised). Two
   convex sets are at least as far apart as their projections on any unit axis, so each
   gap is a lower bound (for a box the box is the shape itself; a cylinder, a sphere and
-  a mesh lie inside theirs);
+  a mesh lie inside theirs); for two cylinders also the distance of their axes'
+  segments less both radii (each lies inside that capsule; :func:`capsule_gaps`),
+  which equals their distance where the closest points are clear of the rims;
 * **exact** (:meth:`Clearance.exact`): against a floor, the shape's own lowest point (as
   the cheap bound: hpp-fcl 2.4.4's cylinder-halfspace distance overestimates, and its
   collision test misses contacts, in about half of all orientations: measured 980 of
@@ -54,6 +60,8 @@ import numpy as np
 SLACK = 2e-6
 #: hpp-fcl's GJK tolerance (relative, the distance requests' default ``gjk_tolerance``).
 GJK_TOLERANCE = 1e-6
+#: Shape kinds, as the compiled kernels (:mod:`.compiled_clearance`) number them.
+BOX, CYLINDER, SPHERE, MESH = 0, 1, 2, 3
 
 
 def _object_half(o) -> np.ndarray:
@@ -94,6 +102,53 @@ def box_gaps(a: np.ndarray, half_a: np.ndarray, b: np.ndarray, half_b: np.ndarra
             gap[usable] = (projected[usable] - reach[usable]) / length[usable]
             gaps.append(gap[:, None])
     return np.concatenate(gaps, axis=1).max(axis=1) - SLACK
+
+
+#: Below this sine of the angle between two cylinders' axes, their capsules give no bound
+#: (the boxes' and the exact ones remain): the closest points of near-parallel lines are
+#: ill-conditioned.
+PARALLEL_SINE = 1e-4
+
+
+def capsule_gaps(a: np.ndarray, half_a: np.ndarray, b: np.ndarray, half_b: np.ndarray
+                 ) -> np.ndarray:
+    """(E,) lower bounds, m, on the distance of two cylinders (poses (E, 4, 4), their
+    axes z; half sizes (E, 3): radius, radius, half length): the distance of their axes'
+    segments less both radii, each cylinder lying inside the capsule of its radius around
+    its segment; -inf where the axes are near-parallel (:data:`PARALLEL_SINE`).
+
+    The segments' distance is the least of a convex quadratic over a rectangle of the
+    two segments' parameters: on one of its four edges (each a one-parameter least,
+    clamped, exact) or at the lines' closest points when those lie on both segments
+    (then the lines' distance |r . n| / |n|, n the axes' cross product). Where the
+    closest points' parameters come within 1e-6 m of the segments, the lines' distance
+    is taken too, so a rounding error can only lower the bound.
+    """
+    u1, u2 = a[:, :3, 2], b[:, :3, 2]
+    h1, h2 = half_a[:, 2], half_b[:, 2]
+    r = a[:, :3, 3] - b[:, :3, 3]
+    dot = np.einsum('ek,ek->e', u1, u2)
+    d, e = np.einsum('ek,ek->e', u1, r), np.einsum('ek,ek->e', u2, r)
+
+    def length(s, t):
+        gap = r + s[:, None] * u1 - t[:, None] * u2
+        return np.sqrt(np.einsum('ek,ek->e', gap, gap))
+
+    best = np.full(len(a), np.inf)
+    for sign in (-1.0, 1.0):
+        s = sign * h1
+        best = np.minimum(best, length(s, np.clip(dot * s + e, -h2, h2)))
+        t = sign * h2
+        best = np.minimum(best, length(np.clip(dot * t - d, -h1, h1), t))
+    n = np.cross(u1, u2)
+    sine = np.sqrt(np.einsum('ek,ek->e', n, n))
+    usable = sine >= PARALLEL_SINE
+    square = np.where(usable, sine * sine, 1.0)
+    s_line, t_line = (dot * e - d) / square, (e - dot * d) / square
+    inside = usable & (np.abs(s_line) <= h1 + 1e-6) & (np.abs(t_line) <= h2 + 1e-6)
+    lines = np.abs(np.einsum('ek,ek->e', r, n)) / np.where(usable, sine, 1.0)
+    best = np.where(inside, np.minimum(best, lines), best)
+    return np.where(usable, best - half_a[:, 0] - half_b[:, 0] - SLACK, -np.inf)
 
 
 def _shape_kind(geometry) -> str:
@@ -156,13 +211,23 @@ class Clearance:
         self.robot_rows = np.flatnonzero(~world)
         self.object_rows = np.flatnonzero(world & ~floor)
         self.floor_rows = np.flatnonzero(floor).astype(np.int64)
-        #: (P,) bool: the cheap bound is the exact one (the floor rows)
-        self.cheap_is_exact = floor
-        kinds = self._kind + [('box' if o.type == 'box' else o.type) for o in objects]
+        kinds = self._kind + [o.type for o in objects]
+        #: each geometry object's kind: the robot's shapes ('box', 'cylinder', 'sphere',
+        #: 'mesh'), then the objects ('box', 'sphere', 'cylinder', 'floor')
+        self.kinds = kinds
         #: (P,) bool: the boxes' bound decides (two boxes: no separating axis among the 15
         #: means they intersect), no exact distance is asked
         self.boxes_decide = np.array([kinds[a] == 'box' and kinds[b] == 'box'
                                       for a, b in self.pairs], dtype=bool).reshape(-1)
+        #: (P,) bool: rows of two cylinders, whose capsules bound them too
+        self.capsule_rows = np.array([kinds[a] == kinds[b] == 'cylinder'
+                                      for a, b in self.pairs], dtype=bool).reshape(-1)
+        #: rows of a sphere (the robot's or an object) and a sphere, a box or a cylinder,
+        #: whose distance the cheap bounds give in closed form
+        self._point = self._point_table(shapes, objects, kinds)
+        self.point_rows = self._point[0]
+        self.cheap_is_exact = floor.copy()
+        self.cheap_is_exact[self.point_rows] = True
         self._floor_height = np.array([self._object_centre[o, 2] for o in
                                        j[self.floor_rows] - robot_count])
         floor_shapes = i[self.floor_rows]
@@ -181,6 +246,77 @@ class Clearance:
             from . import compiled_clearance  # noqa: PLC0415 - numba only when compiled
             self._kernels = compiled_clearance
             self._floor_arrays = self._floor_tables(compiled_clearance)
+
+    def _point_table(self, shapes, objects, kinds):
+        """The rows of a sphere against a sphere, a box or a cylinder (no floor, no mesh):
+        (R,) rows, (R,) the sphere's end, (R,) the other end (a geometry object: >= the
+        robot's count is an object), (R,) its kind (:data:`BOX`, :data:`CYLINDER`, :data:`SPHERE`),
+        (R, 3) its size (a box's half sizes; a cylinder's radius and half length; a
+        sphere's radius), (R,) the sphere's radius."""
+        codes = {'box': BOX, 'cylinder': CYLINDER, 'sphere': SPHERE}
+
+        def size(end):
+            if end < self._count:
+                geometry = shapes[end].geometry
+                if kinds[end] == 'box':
+                    return list(shapes[end].half)
+                if kinds[end] == 'cylinder':
+                    return [geometry.radius, geometry.halfLength, 0.0]
+                return [geometry.radius, 0.0, 0.0]
+            o = objects[end - self._count]
+            if o.type == 'box':
+                return [d / 2 for d in o.dimensions]
+            if o.type == 'cylinder':
+                return [o.dimensions[1], o.dimensions[0] / 2, 0.0]
+            return [o.dimensions[0], 0.0, 0.0]
+
+        table = [[], [], [], [], [], []]
+        for row, (a, b) in enumerate(self.pairs):
+            if kinds[a] != 'sphere':
+                a, b = b, a
+            if kinds[a] != 'sphere' or kinds[b] not in codes:
+                continue
+            for column, value in zip(table, (row, a, b, codes[kinds[b]], size(b),
+                                             size(a)[0])):
+                column.append(value)
+        return (np.array(table[0], dtype=np.int64), np.array(table[1], dtype=np.int64),
+                np.array(table[2], dtype=np.int64), np.array(table[3], dtype=np.int64),
+                np.array(table[4], dtype=float).reshape(-1, 3), np.array(table[5], dtype=float))
+
+    def _frames(self, poses: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """(N, E, 4, 4) the frames of geometry objects ``ends`` (E,) (robot shapes: their
+        link's pose times their box; objects: their pose) for the links posed at (N, L, 4,
+        4)."""
+        out = np.empty((len(poses), len(ends), 4, 4))
+        robot = ends < self._count
+        if robot.any():
+            out[:, robot] = np.einsum('nrij,rjk->nrik', poses[:, self._owner[ends[robot]]],
+                                      self._box[ends[robot]])
+        if (~robot).any():
+            out[:, ~robot] = self._object_pose[ends[~robot] - self._count]
+        return out
+
+    def _point_gaps(self, poses: np.ndarray) -> np.ndarray:
+        """(N, R) the distance of each sphere row (:attr:`point_rows`), m, less
+        :data:`SLACK`, in closed form: the sphere's centre in the other shape's frame, its
+        distance to a box, a solid cylinder (radial and axial excess) or a sphere, less
+        the radius (<= 0: touching or intersecting)."""
+        _, point, other, kind, size, radius = self._point
+        centre = self._frames(poses, point)[:, :, :3, 3]
+        frame = self._frames(poses, other)
+        local = np.einsum('nrji,nrj->nri', frame[:, :, :3, :3], centre - frame[:, :, :3, 3])
+        gap = np.empty(local.shape[:2])
+        box, cylinder = kind == BOX, kind == CYLINDER
+        sphere = ~(box | cylinder)
+        excess = np.maximum(np.abs(local[:, box]) - size[box], 0.0)
+        gap[:, box] = np.sqrt(np.einsum('nrk,nrk->nr', excess, excess))
+        x, y = local[:, cylinder, 0], local[:, cylinder, 1]
+        radial = np.maximum(np.sqrt(x * x + y * y) - size[cylinder, 0], 0.0)
+        axial = np.maximum(np.abs(local[:, cylinder, 2]) - size[cylinder, 1], 0.0)
+        gap[:, cylinder] = np.sqrt(radial * radial + axial * axial)
+        gap[:, sphere] = np.maximum(np.linalg.norm(local[:, sphere], axis=2)
+                                    - size[sphere, 0], 0.0)
+        return gap - radius - SLACK
 
     def _floor_tables(self, kernels):
         """The floor rows' constants for :func:`~.compiled_clearance.cheap`."""
@@ -233,6 +369,9 @@ class Clearance:
                                 self._count, self._object_centre, self._object_radius,
                                 self.floor_rows, kind, size, box, vertices, first, count,
                                 self._floor_height, SLACK, out)
+            if len(self.point_rows):
+                self._kernels.point_gaps(poses, self._owner, self._box, self._count,
+                                         self._object_pose, *self._point, SLACK, out)
             return out
         owner = self._owner
         # the spheres' centres (N, S, 3)
@@ -251,6 +390,8 @@ class Clearance:
                 - (self._radius[i] + self._object_radius[o])
         if len(self.floor_rows):
             out[:, self.floor_rows] = self._floor_gaps(poses, centres)
+        if len(self.point_rows):
+            out[:, self.point_rows] = self._point_gaps(poses)
         return out
 
     def floor_gaps(self, poses: np.ndarray) -> np.ndarray:
@@ -304,7 +445,7 @@ class Clearance:
             self._kernels.boxes(np.ascontiguousarray(poses), np.asarray(states, dtype=np.int64),
                                 rows.astype(np.int64), self._owner, self._box, self._half,
                                 self.pairs, self._count, self._object_pose, self._object_half,
-                                SLACK, out)
+                                self.capsule_rows, SLACK, out)
             floor = self.cheap_is_exact[rows]
             if floor.any():
                 out[floor] = -np.inf          # their cheap bound is exact: never lower it
@@ -323,6 +464,10 @@ class Clearance:
         half_b[robot] = self._half[j[robot]]
         half_b[world] = self._object_half[j[world] - self._count]
         out[:] = box_gaps(a, self._half[i], b, half_b)
+        capsule = self.capsule_rows[rows]
+        if capsule.any():
+            out[capsule] = np.maximum(out[capsule], capsule_gaps(
+                a[capsule], self._half[i[capsule]], b[capsule], half_b[capsule]))
         floor = self.cheap_is_exact[rows]
         if floor.any():
             out[floor] = -np.inf          # their cheap bound is exact: never lower it
@@ -335,13 +480,15 @@ class Clearance:
         pin, robot = self._pin, self._robot
         rows = np.asarray(list(rows), dtype=np.int64)
         out = np.empty(len(rows))
-        floor = self.cheap_is_exact[rows]
-        if floor.any():
-            gaps = self.floor_gaps(self._link_poses(np.asarray(q, dtype=float)[None]))[0]
-            out[floor] = gaps[np.searchsorted(self.floor_rows, rows[floor])]
+        closed = self.cheap_is_exact[rows]
+        if closed.any():
+            out[closed] = self.cheap(self._link_poses(np.asarray(q, dtype=float)[None]))[
+                0, rows[closed]]
+        if closed.all():
+            return out
         pin.updateGeometryPlacements(robot.model, self._data, self._model, self._gdata,
                                      robot.configuration(q))
-        for k in np.flatnonzero(~floor):
+        for k in np.flatnonzero(~closed):
             distance = pin.computeDistance(self._model, self._gdata, int(rows[k])).min_distance
             out[k] = distance - GJK_TOLERANCE * abs(distance) - SLACK
         return out

@@ -61,8 +61,8 @@ def reaches(coefficients, slide_dofs, out):
 @njit(cache=True)
 def prove(entries, count, interval, row, travel, reach, left, right, weights, slide_weights,
           margin, bound, level, poses, owner, box, half, pairs, robot_count, object_pose,
-          object_half, slack, decide, exact_ratio, exact_below, status, motion, asked_state,
-          asked_row, ask):
+          object_half, capsule, slack, decide, exact_ratio, exact_below, status, motion,
+          asked_state, asked_row, ask):
     """Decide entries ``entries[:count]`` (indices into ``interval``/``row``): ``status``
     PROVEN, OPEN or WAITING (an exact distance asked at one of its ends), ``motion`` their
     bounds; the boxes' bounds filled in on the way. Returns how many exact distances
@@ -88,7 +88,7 @@ def prove(entries, count, interval, row, travel, reach, left, right, weights, sl
         for end in (a, b):
             if level[end, p] == 0:
                 value = box_gap(poses, end, p, owner, box, half, pairs, robot_count,
-                                object_pose, object_half, slack)
+                                object_pose, object_half, capsule, slack)
                 if value > bound[end, p]:
                     bound[end, p] = value
                 level[end, p] = 2 if decide[p] else 1

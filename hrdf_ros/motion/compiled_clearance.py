@@ -21,8 +21,7 @@ from ..kinematics import compiled as _kernels  # noqa: F401 - sets NUMBA_CACHE_D
 
 from numba import njit  # noqa: E402
 
-#: Floor rows' shape kinds (:attr:`~.clearance.Clearance` codes).
-BOX, CYLINDER, SPHERE, MESH = 0, 1, 2, 3
+from .clearance import BOX, CYLINDER, MESH, PARALLEL_SINE, SPHERE  # noqa: E402,F401
 
 
 @njit(cache=True)
@@ -85,8 +84,100 @@ def cheap(poses, owner, centre, radius, pairs, robot_count, object_centre, objec
 
 
 @njit(cache=True)
+def point_gaps(poses, owner, box, robot_count, object_pose, rows, point, other, kind, size,
+               radius, slack, out):
+    """Fill the sphere rows ``rows`` of ``out`` (N, P) with their closed-form distances
+    (:meth:`~.clearance.Clearance._point_gaps`: the centre in the other shape's frame)."""
+    frame = np.empty((3, 4))
+    for n in range(out.shape[0]):
+        for f in range(len(rows)):
+            e = point[f]
+            if e < robot_count:
+                link = owner[e]
+                c0 = poses[n, link, 0, 0] * box[e, 0, 3] + poses[n, link, 0, 1] * box[e, 1, 3] \
+                    + poses[n, link, 0, 2] * box[e, 2, 3] + poses[n, link, 0, 3]
+                c1 = poses[n, link, 1, 0] * box[e, 0, 3] + poses[n, link, 1, 1] * box[e, 1, 3] \
+                    + poses[n, link, 1, 2] * box[e, 2, 3] + poses[n, link, 1, 3]
+                c2 = poses[n, link, 2, 0] * box[e, 0, 3] + poses[n, link, 2, 1] * box[e, 1, 3] \
+                    + poses[n, link, 2, 2] * box[e, 2, 3] + poses[n, link, 2, 3]
+            else:
+                o = e - robot_count
+                c0, c1, c2 = object_pose[o, 0, 3], object_pose[o, 1, 3], object_pose[o, 2, 3]
+            e = other[f]
+            if e < robot_count:
+                link = owner[e]
+                for r in range(3):
+                    for k in range(4):
+                        frame[r, k] = poses[n, link, r, 0] * box[e, 0, k] \
+                            + poses[n, link, r, 1] * box[e, 1, k] \
+                            + poses[n, link, r, 2] * box[e, 2, k] \
+                            + (poses[n, link, r, 3] if k == 3 else 0.0)
+            else:
+                o = e - robot_count
+                for r in range(3):
+                    for k in range(4):
+                        frame[r, k] = object_pose[o, r, k]
+            d0, d1, d2 = c0 - frame[0, 3], c1 - frame[1, 3], c2 - frame[2, 3]
+            x = frame[0, 0] * d0 + frame[1, 0] * d1 + frame[2, 0] * d2
+            y = frame[0, 1] * d0 + frame[1, 1] * d1 + frame[2, 1] * d2
+            z = frame[0, 2] * d0 + frame[1, 2] * d1 + frame[2, 2] * d2
+            if kind[f] == BOX:
+                ex = max(abs(x) - size[f, 0], 0.0)
+                ey = max(abs(y) - size[f, 1], 0.0)
+                ez = max(abs(z) - size[f, 2], 0.0)
+                gap = math.sqrt(ex * ex + ey * ey + ez * ez)
+            elif kind[f] == CYLINDER:
+                radial = max(math.sqrt(x * x + y * y) - size[f, 0], 0.0)
+                axial = max(abs(z) - size[f, 1], 0.0)
+                gap = math.sqrt(radial * radial + axial * axial)
+            else:
+                gap = max(math.sqrt(x * x + y * y + z * z) - size[f, 0], 0.0)
+            out[n, rows[f]] = gap - radius[f] - slack
+
+
+@njit(cache=True)
+def _segment_length(r, u1, u2, s, t):
+    x0 = r[0] + s * u1[0] - t * u2[0]
+    x1 = r[1] + s * u1[1] - t * u2[1]
+    x2 = r[2] + s * u1[2] - t * u2[2]
+    return math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
+
+
+@njit(cache=True)
+def capsule_gap(a, ha, b, hb, parallel_sine, slack):
+    """:func:`~.clearance.capsule_gaps` of two cylinders, frames ``a``, ``b`` (3, 4) (axes
+    z), half sizes ``ha``, ``hb`` (3,) (radius, radius, half length)."""
+    u1 = np.empty(3)
+    u2 = np.empty(3)
+    r = np.empty(3)
+    for k in range(3):
+        u1[k], u2[k], r[k] = a[k, 2], b[k, 2], a[k, 3] - b[k, 3]
+    h1, h2 = ha[2], hb[2]
+    dot = u1[0] * u2[0] + u1[1] * u2[1] + u1[2] * u2[2]
+    d = u1[0] * r[0] + u1[1] * r[1] + u1[2] * r[2]
+    e = u2[0] * r[0] + u2[1] * r[1] + u2[2] * r[2]
+    n0 = u1[1] * u2[2] - u1[2] * u2[1]
+    n1 = u1[2] * u2[0] - u1[0] * u2[2]
+    n2 = u1[0] * u2[1] - u1[1] * u2[0]
+    sine = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+    if sine < parallel_sine:
+        return -np.inf
+    best = np.inf
+    for sign in (-1.0, 1.0):
+        s = sign * h1
+        best = min(best, _segment_length(r, u1, u2, s, min(max(dot * s + e, -h2), h2)))
+        t = sign * h2
+        best = min(best, _segment_length(r, u1, u2, min(max(dot * t - d, -h1), h1), t))
+    square = sine * sine
+    s_line, t_line = (dot * e - d) / square, (e - dot * d) / square
+    if abs(s_line) <= h1 + 1e-6 and abs(t_line) <= h2 + 1e-6:
+        best = min(best, abs(r[0] * n0 + r[1] * n1 + r[2] * n2) / sine)
+    return best - ha[0] - hb[0] - slack
+
+
+@njit(cache=True)
 def box_gap(poses, n, p, owner, box, half, pairs, robot_count, object_pose, object_half,
-            slack):
+            capsule, slack):
     """The largest separating-axis gap, less ``slack``, between the two boxes of row p at
     state n (module docstring; <= 0 where no axis separates them)."""
     a = np.empty((3, 4))
@@ -144,13 +235,16 @@ def box_gap(poses, n, p, owner, box, half, pairs, robot_count, object_pose, obje
                 reach = half[i, r1] * absr[r2, k] + half[i, r2] * absr[r1, k] \
                     + hb[k1] * absr[r, k2] + hb[k2] * absr[r, k1]
                 gap = max(gap, (projected - reach) / length)
-    return gap - slack
+    gap -= slack
+    if capsule[p]:
+        gap = max(gap, capsule_gap(a, half[i], b, hb, PARALLEL_SINE, slack))
+    return gap
 
 
 @njit(cache=True)
 def boxes(poses, states, rows, owner, box, half, pairs, robot_count, object_pose,
-          object_half, slack, out):
+          object_half, capsule, slack, out):
     """Fill ``out`` (E,) with :func:`box_gap` of each (state, row) entry."""
     for e in range(len(rows)):
         out[e] = box_gap(poses, states[e], rows[e], owner, box, half, pairs, robot_count,
-                         object_pose, object_half, slack)
+                         object_pose, object_half, capsule, slack)

@@ -2,9 +2,9 @@
 
 In: a :class:`~hrdf_ros.motion.planner.MotionPlanner`. Out: nothing; afterwards the
 first request of each kind (a collision check, an IK solve, a collision-free IK that
-restarts (and its seed table), a straight line, a corner passed without stopping: TOPP-RA
-and the played trajectory's check) loads and compiles nothing. The restarts are one batched
-solve, a compiled signature of its own; on a cold cache its compiling took a whole
+restarts (and its seed table), a straight line, a motion that needs OMPL, a corner passed
+without stopping: TOPP-RA and the played trajectory's check) loads and compiles nothing.
+The restarts are one batched solve, a compiled signature of its own; on a cold cache its compiling took a whole
 request's time (a node's ``~/solve_ik`` with ``avoid_collisions`` and 0.05 s answered
 -31). Every call here has an iteration cap and no time limit, so the same work is done on
 a busy machine. ~30 ms once the kernels are loaded; servers call it before their first
@@ -13,6 +13,8 @@ request's clock starts (the node's motion queries, ``hrdf view``'s collision pla
 from __future__ import annotations
 
 import numpy as np
+
+from .requirements import require
 
 #: m added to the end effector's position at zero: a pose out of any HEBI arm's reach, so
 #: that the seed fails and the restarts run.
@@ -32,6 +34,11 @@ def warm_up(planner) -> None:
         far[:3, 3] += OUT_OF_REACH
         planner.solve_ik(far, zero, avoid_collisions=True, max_iterations=5, timeout=None)
     planner.plan(zero, zero, avoid_collisions=False)
+    try:                         # RRT-Connect's modules (~10 ms), before a request needs them
+        for module in ('ompl.base', 'ompl.geometric', 'ompl.util'):
+            require(module)
+    except ImportError:          # the request that needs OMPL names the extra
+        pass
     columns = planner._columns
     if len(columns) >= 2:        # a corner rounded: TOPP-RA imported, the played checked
         path = np.repeat(zero[None], 3, axis=0)
