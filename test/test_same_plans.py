@@ -23,8 +23,9 @@ from conftest import KITS_DIR
 pytest.importorskip('ompl', reason='the motion extra is not installed')
 KIT = os.path.join(KITS_DIR, 'A-2099-07.hrdf')
 START = [0.1, -0.9, -0.2, -1.2, 0.6, 0.8, -0.9]
-#: free, but the straight line from START collides: the plan goes around
-BEHIND = [-1.3, -2.4, -0.7, -2.2, -1.4, -1.1, 1.1]
+#: free, but the straight lines from START to it (and to it with angles turned the other
+#: way) collide: the plan goes around
+BEHIND = [1.0, 1.6, 2.4, 1.7, -0.4, 2.4, 2.4]
 
 
 @contextlib.contextmanager
