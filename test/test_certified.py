@@ -550,7 +550,7 @@ def test_capsules_bound_two_cylinders_from_below_and_closely():
     where the closest points are inside both segments it equals hpp-fcl's within 1e-5 m;
     near-parallel axes give no bound; the compiled kernel gives the numpy values."""
     import hppfcl
-    from hrdf_ros.motion.clearance import PARALLEL_SINE, SLACK, capsule_gaps
+    from hrdf_ros.motion.shape_distances import PARALLEL_SINE, SLACK, capsule_gaps
     pairs = _random_cylinders(np.random.default_rng(31), 300)
     a, half_a, b, half_b = (np.array([p[k] for p in pairs]) for k in range(4))
     bounds = capsule_gaps(a, half_a, b, half_b)

@@ -28,13 +28,15 @@ ROS_MODULES = {'rclpy', 'rcl_interfaces', 'sensor_msgs', 'std_msgs', 'geometry_m
                'tf2_msgs', 'builtin_interfaces', 'hrdf_ros_interfaces', 'launch',
                'launch_ros', 'ament_index_python', 'trajectory_msgs', 'shape_msgs'}
 #: The view extra (viser, yourdfpy, trimesh and what they pull in): only view/ imports
-#: them; ros/web_view.py and cli/view.py import view/ when they run, inside a function.
+#: them; ros/web_view.py, ros/web_jog.py and cli/view.py import view/ when they run,
+#: inside a function.
 VIEW_MODULES = {'viser', 'yourdfpy', 'trimesh', 'rich', 'msgspec', 'websockets'}
 #: The motion extra (Pinocchio and its FCL, OMPL, TOPP-RA and the SciPy it uses): only
 #: motion/ imports them, inside functions (motion/requirements.py).
 MOTION_MODULES = {'pinocchio', 'hppfcl', 'coal', 'ompl', 'toppra', 'scipy'}
 #: Lazy importers of view/ (inside a function, never at module level).
-VIEW_USERS = {os.path.join('cli', 'view.py'), os.path.join('ros', 'web_view.py')}
+VIEW_USERS = {os.path.join('cli', 'view.py'), os.path.join('ros', 'web_view.py'),
+              os.path.join('ros', 'web_jog.py')}
 MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 250
 

@@ -21,7 +21,8 @@ from ..kinematics import compiled as _kernels  # noqa: F401 - sets NUMBA_CACHE_D
 
 from numba import njit  # noqa: E402
 
-from .clearance import BOX, CYLINDER, MESH, PARALLEL_SINE, SPHERE  # noqa: E402,F401
+from .shape_distances import (BOX, CYLINDER, MESH, PARALLEL_SINE,  # noqa: E402,F401
+                              SPHERE)
 
 
 @njit(cache=True)

@@ -151,8 +151,9 @@ def plan_path(scene: PlanningScene, start: np.ndarray, goals: np.ndarray, low: n
     """The path (module docstring) from ``start`` (dof,) to one of ``goals`` (G, dof), the
     same state but for whole turns of angles, nearest first: the straight line to one of
     the first :data:`LINES`, else a plan to any free one. ``low``/``high`` (dof,) the
-    limits (inf: none); ``planning_time`` s, the cap; ``seed`` an integer in [0, 2^32 - 1]; ``outcome`` an :class:`Outcome` to fill;
-    ``margins`` (m, scalar or per checked pair) how far apart every motion keeps the pairs
+    limits (inf: none); ``planning_time`` s, the cap; ``seed`` an integer in
+    [0, 2^32 - 1]; ``outcome`` an :class:`Outcome` to fill; ``margins`` (m, scalar or per
+    checked pair) how far apart every motion keeps the pairs
     (:meth:`~.scene.PlanningScene.certify`).
 
     Raises:

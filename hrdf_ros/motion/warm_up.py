@@ -4,11 +4,12 @@ In: a :class:`~hrdf_ros.motion.planner.MotionPlanner`. Out: nothing; afterwards 
 first request of each kind (a collision check, an IK solve, a collision-free IK that
 restarts (and its seed table), a straight line, a motion that needs OMPL, a corner passed
 without stopping: TOPP-RA and the played trajectory's check) loads and compiles nothing.
-The restarts are one batched solve, a compiled signature of its own; on a cold cache its compiling took a whole
-request's time (a node's ``~/solve_ik`` with ``avoid_collisions`` and 0.05 s answered
--31). Every call here has an iteration cap and no time limit, so the same work is done on
-a busy machine. ~30 ms once the kernels are loaded; servers call it before their first
-request's clock starts (the node's motion queries, ``hrdf view``'s collision planner).
+The restarts are one batched solve, a compiled signature of its own; on a cold cache its
+compiling took a whole request's time (a node's ``~/solve_ik`` with ``avoid_collisions``
+and 0.05 s answered -31). Every call here has an iteration cap and no time limit, so the
+same work is done on a busy machine. ~30 ms once the kernels are loaded; servers call it
+before their first request's clock starts (the node's motion queries, ``hrdf view``'s
+collision planner).
 """
 from __future__ import annotations
 
