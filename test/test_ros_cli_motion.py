@@ -267,7 +267,11 @@ def test_after_the_warm_up_a_collision_free_ik_request_compiles_nothing():
     """The planner's warm-up (first motion request) loads every compiled kernel a
     collision-free ``~/solve_ik`` uses, the restarts' batched solve included: the
     tutorial's request, right after, adds no compiled signature and succeeds (on a cold
-    cache, that compile used the request's whole 0.05 s: -31 in CI)."""
+    cache, that compile used the request's whole 0.05 s: -31 in CI). Nor does a plan
+    whose straight line collides (OMPL, and the certified checks with per-pair margins),
+    which imports no module either (the margins once reached the kernels as a read-only
+    array, a numba type of its own: 1.7 s of compiling in the first plan of a process on
+    a cold cache)."""
     import subprocess
     import sys
     code = (
@@ -282,9 +286,11 @@ def test_after_the_warm_up_a_collision_free_ik_request_compiles_nothing():
         "ik = IkQueries(robot, 0.05)\n"
         "queries = MotionQueries(robot, ik, MotionDefaults())\n"
         "queries.planner()\n"
+        "import sys\n"
+        "import numpy as np\n"
         "def signatures():\n"
-        "    return sum(len(f.signatures) for m in (compiled, compiled_ik, compiled_sieve)\n"
-        "               for f in vars(m).values()\n"
+        "    return sum(len(f.signatures) for name, m in list(sys.modules.items())\n"
+        "               if name.startswith('hrdf_ros') for f in vars(m).values()\n"
         "               if isinstance(f, numba.core.registry.CPUDispatcher))\n"
         "before = signatures()\n"
         "request = SolveIk.Request()\n"
@@ -296,12 +302,19 @@ def test_after_the_warm_up_a_collision_free_ik_request_compiles_nothing():
         "request.avoid_collisions = True\n"
         "request.timeout.sec = 1\n"              # the answer, not its time, on a busy CI
         "answer = queries.solve_ik(request, SolveIk.Response(), None)\n"
-        "print(before, signatures(), answer.error_code)\n")
+        "after_ik, modules = signatures(), set(sys.modules)\n"
+        f"start, goal = np.array({START!r}), np.array({BEHIND!r})\n"
+        "planner = queries.planner()\n"
+        "assert not planner.scene.segment_free(start, goal)\n"
+        "plan = planner.plan(start, goal, planning_time=60.0)\n"
+        "print(before, after_ik, signatures(), answer.error_code, len(plan.path),\n"
+        "      ','.join(sorted(set(sys.modules) - modules)) or '-')\n")
     result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stderr
-    before, after, code = map(int, result.stdout.split())
-    assert before > 0 and after == before and code == 1, result.stdout
+    before, after_ik, after_plan, code, waypoints, imported = result.stdout.split()
+    assert int(before) > 0 and int(after_ik) == int(after_plan) == int(before), result.stdout
+    assert code == '1' and int(waypoints) > 2 and imported == '-', result.stdout
 
 
 def test_without_the_motion_extra_the_services_answer_99999_naming_it():

@@ -171,6 +171,13 @@ class CollisionFreeIk:
                 states, poses, self._kinematics.path == 'numba'))
         return held[1]
 
+    def prepare(self) -> None:
+        """Build every end effector's :meth:`table` for the scene as it is now, so that the
+        first request after the objects change does not build it within its timeout (on a
+        7-DoF kit 35-50 ms, most of ~/solve_ik's default 0.05 s)."""
+        for index in range(self._kinematics.model.frame_count('end_effector')):
+            self.table(index)
+
     def _problem(self, options: dict, timeout: Optional[float]):
         """The checked IK problem of ``options`` (cached; its timeout is set per
         call)."""

@@ -200,3 +200,4 @@ class PlannerSetup:
             ValueError: a wrong object.
         """
         self.scene.set_objects(collision_objects_list(objects))
+        self._ik.prepare()          # the collision-free IK's seeds, now, not in a request
