@@ -519,6 +519,8 @@ SERVO_PAUSE = ('ros2 service call /hrdf_ros_node/pause_servo std_srvs/srv/SetBoo
                '"{data: true}"')
 SERVO_RESUME = ('ros2 service call /hrdf_ros_node/pause_servo std_srvs/srv/SetBool '
                 '"{data: false}"')
+#: the web view beside it, whose Jog folder sends those commands
+SERVO_WEB_VIEW = 'ros2 run hrdf_ros hrdf_ros_web_view --ros-args -p port:=0'
 #: every command line the real-CLI tests run (the ROS tutorial, the how-to for several
 #: robots and the tutorials Move the end effector and Jog the arm show each one,
 #: DOC_COMMAND_PAGES)
@@ -532,7 +534,7 @@ DOC_COMMANDS = (
      'ros2 launch hrdf_ros view.launch.py gui:=false']
     + list(LAUNCH_BAD.values()) + list(SHOW_ARGS.values()) + list(PARAM_GET.values())
     + PACKAGE + [service_call(*request) for request in SERVICES] + IK_CALLS
-    + [SERVO_LAUNCH, SERVO_TWIST, SERVO_STATUS, SERVO_PAUSE, SERVO_RESUME])
+    + [SERVO_LAUNCH, SERVO_TWIST, SERVO_STATUS, SERVO_PAUSE, SERVO_RESUME, SERVO_WEB_VIEW])
 
 
 def robots(directory) -> str:

@@ -217,3 +217,55 @@ def test_the_servo_and_move_to_take_turns(arm, probe):
         assert np.abs(settled(record) - before).max() > 0.01
     finally:
         client.destroy()
+
+
+@pytest.fixture(scope='module')
+def browser():
+    from browser import checked_browser, require_browser
+    require_browser()
+    yield from checked_browser()
+
+
+@pytest.mark.parametrize('arm', ['forward_position'], indirect=True)   # as any output
+def test_the_web_views_jog_keys_steer_the_arm(arm, hebi_arm, browser):
+    """``hrdf_ros_web_view`` beside the node, in headless chromium: the key R (a twist up
+    along z of the base frame at the folder's 0.05 m/s, each press streamed for 0.25 s)
+    pressed 20 times moves the played arm's end effector up by hebi-py's FK, little
+    sideways, the status line showing the node's ``~/status``; the key 1 (a joint jog of
+    J1 at 0.1 rad/s, after ``~/switch_command_type``) turns J1 alone; R again switches
+    back to twists; nothing sent is rejected by the controller."""
+    from cli_helpers import SERVO_WEB_VIEW, Background
+    from browser import wait_text
+    from test_ros_cli_web_view import URL
+    from test_view_browser_jog import press
+    server, launch, record = arm
+    web = Background(SERVO_WEB_VIEW)
+    try:
+        url = web.wait_for(URL).group(1)
+        browser.get(url)
+        wait_text(browser, r'robot_description: \d+ links', 60)
+        wait_text(browser, r'\bJog\b', 30)      # once the node says its servo is on
+        browser.find_element('xpath', "//*[normalize-space(text())='Jog']").click()
+        wait_text(browser, r'waiting for hrdf_ros_node/status', 10)
+        before = settled(record)
+        began = time.monotonic()
+        press(browser, 'r', 20, every=0.06)
+        pressed = time.monotonic() - began
+        after = settled(record)
+        moved = (hebi_arm.get_end_effector(after)[:3, 3]
+                 - hebi_arm.get_end_effector(before)[:3, 3])
+        assert 0.02 < moved[2] < 0.05 * (pressed + 0.25) + 0.002, moved
+        assert np.linalg.norm(moved[:2]) < 0.05 * moved[2] + 0.001, moved
+        wait_text(browser, r'NO_WARNING \(0\): no warnings \(hrdf_ros_node/status\)', 10)
+        began = time.monotonic()
+        press(browser, '1', 10, every=0.06)
+        pressed = time.monotonic() - began
+        turned = settled(record) - after
+        assert 0.03 < turned[0] < 0.1 * (pressed + 0.25) + 0.002, (turned, pressed)
+        assert np.abs(turned[1:]).max() < 1e-3, turned
+        jogged = after + turned
+        press(browser, 'r', 1)                                        # twists again
+        assert wait_until(lambda: np.abs(played(record) - jogged).max() > 1e-3, 10.0)
+    finally:
+        web.interrupt()
+    assert not _rejected(server), _rejected(server)

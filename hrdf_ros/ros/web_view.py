@@ -21,7 +21,9 @@ folder (each link's pose in the fixed frame as drawn: xyz m, rpy rad, 9 decimals
 sliders with ``gui``, what is missing (no robot_description yet, links without a
 transform, a URDF that cannot be drawn: the last good robot stays), and with
 ``planning_node`` a "Plan a motion" folder: the links in collision drawn, a handle on the
-end effector and "plan and go" (:mod:`.web_motion`, through that node's services).
+end effector and "plan and go" (:mod:`.web_motion`, through that node's services), and a
+"Jog" folder: twists and joint jogs from buttons and keys to that node's servo, its status
+shown (:mod:`.web_jog`).
 
 Exit codes: 0 after SIGINT/SIGTERM (further signals ignored while stopping), 1 when it
 cannot start (the view extra missing, the address taken by something else).
@@ -93,8 +95,9 @@ WEB_VIEW_PARAMETERS = (
                   '"Plan a motion" folder uses (`hrdf_ros.ros.web_motion`): links in '
                   'collision drawn (`~/check_state_validity`), and "plan and go" to a handle '
                   '(with `gui`: `~/plan_motion`, played on the sliders; without: `~/move_to`, '
-                  'run on the arm\'s controller); resolved in the node\'s namespace. Empty: '
-                  'no such folder.', 'start'),
+                  'run on the arm\'s controller), and the "Jog" folder\'s twists and joint '
+                  'jogs to its servo (`servo:=true`); resolved in the node\'s namespace. '
+                  'Empty: no such folders.', 'start'),
 )
 _WEB_VIEW_SPECS = {spec.name: spec for spec in WEB_VIEW_PARAMETERS}
 
@@ -155,10 +158,12 @@ class WebView(Node):
         if self.gui:
             self._joint_states = self.create_publisher(JointState, 'joint_states', 10)
             self.create_timer(1.0 / max(rate, 1e-3), self._publish_joint_states)
-        self.motion = None
+        self.motion = self.jog = None
         if planning_node:
+            from .web_jog import WebJog
             from .web_motion import WebMotion
             self.motion = WebMotion(self, planning_node)
+            self.jog = WebJog(self, planning_node, self.motion)
         self.get_logger().info(f'web view at {self.url} (robot_description, TF'
                                + (', sliders -> joint_states)' if self.gui else ')'))
 
@@ -184,6 +189,8 @@ class WebView(Node):
                 self.get_logger().warning(note)
             if self.gui:
                 self._make_sliders(scene)
+            if self.jog is not None:
+                self.jog.set_joints([joint.name for joint in scene.joints])
             self._dirty = True
             self._framed = False
         self.get_logger().info(f'robot_description: {len(scene.links)} links, '
@@ -304,15 +311,17 @@ class WebView(Node):
 
     def destroy_node(self):
         """Stop the motion folder's threads first (they use the node's clients)."""
-        if getattr(self, 'motion', None) is not None:
-            self.motion.shut_down()
+        for folder in (getattr(self, 'motion', None), getattr(self, 'jog', None)):
+            if folder is not None:
+                folder.shut_down()
         return super().destroy_node()
 
     def shut_down(self) -> None:
         """Stop the page's server (its threads end on their own)."""
         from ..view.server import stop_server
-        if self.motion is not None:
-            self.motion.shut_down()
+        for folder in (self.motion, self.jog):
+            if folder is not None:
+                folder.shut_down()
         stop_server(self.server)
 
 

@@ -1,15 +1,15 @@
 """The "Jog" folder of ``hrdf view``: steer the drawn arm live with the servo
-(:class:`hrdf_ros.servo.ServoCore`), from buttons and keys.
+(:class:`hrdf_ros.servo.ServoCore`), from the buttons and keys of :mod:`.jog_controls`.
 
 In: the page's planner (:class:`hrdf_ros.MotionPlanner`, once ready: its scene and
 limits are the servo's), the model and its frame tree, the sliders' getter and setter
 of URDF joint values. Out: buttons for a twist of the end effector along and about each
 axis of the base or the end effector's frame, a joint jog per joint, hotkeys
-(:data:`KEYS`; 1-9 a joint, Shift the other way), and the servo's status, red when it
-halts (HALT_FOR_COLLISION, HALT_FOR_SINGULARITY) or refuses (INVALID). The sliders
-follow the servo's positions.
+(:data:`~.jog_controls.KEYS`; 1-9 a joint, Shift the other way), and the servo's
+status, red when it halts (HALT_FOR_COLLISION, HALT_FOR_SINGULARITY) or refuses
+(INVALID). The sliders follow the servo's positions.
 
-Each press is a nudge: the command counts for :data:`NUDGE` s (the servo's
+Each press is a nudge: the command counts for :data:`~.jog_controls.NUDGE` s (the servo's
 ``incoming_command_timeout``), so a held key (the browser repeats it) moves the arm
 steadily and a released one brings it to rest within its acceleration limits. The servo
 steps at its 1 kHz in a thread of its own (``hrdf_view_jog``), :data:`FRAME_RATE` times a
@@ -18,7 +18,6 @@ drove them (a slider, a handle, a reload).
 """
 from __future__ import annotations
 
-import html
 import threading
 from typing import Callable, Dict, Optional
 
@@ -26,31 +25,12 @@ import numpy as np
 
 from ..servo import JointJog, ServoCore, ServoParameters, StatusCode, Twist
 from .fk_panel import hebi_positions, urdf_values
+from .jog_controls import NUDGE, JogControls
 
-#: s a press counts (the servo's incoming_command_timeout here).
-NUDGE = 0.25
 #: Batches of servo steps a second (the sliders' update rate).
 FRAME_RATE = 30.0
-#: Hotkeys: key -> (twist axis 0..5: x y z rx ry rz, sign).
-KEYS = {'W': (0, 1), 'S': (0, -1), 'A': (1, 1), 'D': (1, -1), 'R': (2, 1), 'F': (2, -1),
-        'Q': (5, 1), 'E': (5, -1)}
-AXES = ('x', 'y', 'z', 'rx', 'ry', 'rz')
-#: The twist speeds offered (dropdowns, not sliders: the page's sliders are its joints).
-SPEEDS = ('0.02', '0.05', '0.1', '0.2')
-TURNS = ('0.1', '0.3', '1.0')
 #: Share of a joint's velocity limit a joint jog moves it at.
 JOG_SHARE = 0.2
-#: Joints with a key (1..9; with Shift: the other way).
-JOINT_KEYS = 9
-#: Statuses shown red: the servo stopped the arm, or refused the command.
-RED = (StatusCode.HALT_FOR_COLLISION, StatusCode.HALT_FOR_SINGULARITY, StatusCode.INVALID)
-
-
-def status_html(status: StatusCode, message: str) -> str:
-    """The status line: its name and message, red when the servo halted or refused."""
-    colour = '#d00000' if status in RED else '#2a7a2a'
-    return (f'<div style="color:{colour}" data-servo-status="{status.name}">'
-            f'<b>{status.name}</b> ({int(status)}): {html.escape(message)}</div>')
 
 
 class JogPanel:
@@ -75,36 +55,9 @@ class JogPanel:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
-        gui = server.gui
-        with gui.add_folder('Jog', order=order, expand_by_default=False):
-            self._frame = gui.add_dropdown('twist frame', ('base', 'end_effector'),
-                                           initial_value='base',
-                                           hint='the axes of the twist: the base link\'s '
-                                                'or the end effector\'s own')
-            self._speed = gui.add_dropdown('speed (m/s)', SPEEDS, initial_value='0.05')
-            self._turn = gui.add_dropdown('turn (rad/s)', TURNS, initial_value='0.3')
-            for axis, name in enumerate(AXES):
-                buttons = gui.add_button_group(name, ('-', '+'))
-                buttons.on_click(lambda event, a=axis: self.twist(
-                    a, 1 if event.target.value == '+' else -1))
-            self._joint = gui.add_dropdown('joint', ('',), initial_value='')
-            joint_buttons = gui.add_button_group('jog joint', ('-', '+'))
-            joint_buttons.on_click(lambda event: self._jog_choice(
-                1 if event.target.value == '+' else -1))
-            gui.add_button('stop').on_click(lambda _event: self.stop())
-            self._status = gui.add_html(status_html(StatusCode.NO_WARNING, 'at rest'))
-            gui.add_markdown('Keys: W/S x, A/D y, R/F z, Q/E about z; 1-9 a joint +, with '
-                             f'Shift -. Each press counts {NUDGE:g} s: hold a key to keep '
-                             'moving.')
-        for key, (axis, sign) in KEYS.items():
-            command = gui.add_command(f'jog {"+" if sign > 0 else "-"}{AXES[axis]}',
-                                      hotkey=key)
-            command.on_trigger(lambda _event, a=axis, s=sign: self.twist(a, s))
-        for k in range(JOINT_KEYS):
-            for sign, modifier in ((1, None), (-1, 'shift')):
-                command = gui.add_command(f'jog joint {k + 1} {"+" if sign > 0 else "-"}',
-                                          hotkey=str(k + 1), modifier=modifier)
-                command.on_trigger(lambda _event, k=k, s=sign: self._jog_index(k, s))
+        self.controls = JogControls(
+            server, lambda vector, frame: self._send(Twist(vector[:3], vector[3:], frame)),
+            self._jog_index, self.stop, order=order)
 
     # -- the robot ---------------------------------------------------------------------
 
@@ -114,19 +67,14 @@ class JogPanel:
             self._model, self._tree = model, tree
             self._get, self._set = get_values, set_values
             self._core, self._core_for, self._driven = None, None, None
-            # "1: J1", not the bare name: a joint's name is its slider's label
-            self._joint.options = tuple(f'{k + 1}: {name}' for k, name
-                                        in enumerate(tree.dof_names)) or ('',)
-            self._joint.value = self._joint.options[0]
+            self.controls.set_joints(tree.dof_names)
 
     # -- commands ----------------------------------------------------------------------
 
     def twist(self, axis: int, sign: int) -> None:
         """A nudge of the end effector along (axes 0-2, m/s) or about (3-5, rad/s) one
         axis of the twist frame, at the panel's speed."""
-        vector = np.zeros(6)
-        vector[axis] = sign * float(self._speed.value if axis < 3 else self._turn.value)
-        self._send(Twist(vector[:3], vector[3:], self._frame.value))
+        self.controls.press(axis, sign)
 
     def jog(self, joint: str, sign: int) -> None:
         """A nudge of one joint at :data:`JOG_SHARE` of its velocity limit."""
@@ -140,11 +88,6 @@ class JogPanel:
         velocities = np.zeros(core.dof)
         velocities[k] = sign * JOG_SHARE * float(core.setup.velocity_limits[k])
         self._send(JointJog(velocities))
-
-    def _jog_choice(self, sign: int) -> None:
-        choice = self._joint.value
-        if choice:
-            self._jog_index(int(choice.split(':')[0]) - 1, sign)
 
     def _jog_index(self, k: int, sign: int) -> None:
         with self._lock:
@@ -164,8 +107,8 @@ class JogPanel:
         planner = self._planner()
         with self._lock:
             if planner is None or self._model is None:
-                self._status.content = status_html(
-                    StatusCode.INVALID, 'the collision checks are not ready yet')
+                self.controls.show(StatusCode.INVALID,
+                                   'the collision checks are not ready yet')
                 return None
             if self._core is None or self._core_for is not planner:
                 start = np.clip(hebi_positions(self._model, self._tree, self._get()),
@@ -207,7 +150,7 @@ class JogPanel:
                 self._driven = values
                 at_rest = core.at_rest
             self._set(values)
-            self._status.content = status_html(output.status, output.message)
+            self.controls.show(output.status, output.message)
             if at_rest:
                 self._wake.clear()
                 self._wake.wait(1.0)
