@@ -120,7 +120,7 @@ class WebJog:
                 self.controls.show(StatusCode.INVALID, f'{self._node} has not named its end '
                                                        'effector yet')
                 return
-            msg.header.frame_id = self.view.frame_prefix + link
+            msg.header.frame_id = link        # the node's own link name (no TF prefix)
         t, w = msg.twist.linear, msg.twist.angular
         t.x, t.y, t.z = (float(v) for v in vector[:3])
         w.x, w.y, w.z = (float(v) for v in vector[3:])
@@ -163,10 +163,15 @@ class WebJog:
                 self._wake.clear()
                 continue
             msg, kind = current
+            switched = self._kind
             if not self._switch_to(kind):
                 with self._lock:
                     self._message = None
                 continue
+            if self._kind != switched:      # the press counts from when the servo takes it
+                with self._lock:
+                    if self._message is current:
+                        self._until = time.monotonic() + self._nudge
             msg.header.stamp = self.view.get_clock().now().to_msg()
             (self._twist if kind == 'twist' else self._jog_publisher).publish(msg)
             self._stop.wait(period)
