@@ -47,11 +47,17 @@ $(ENV_STAMP): $(ENV_INPUTS)
 	bash scripts/setup_env.sh
 	@mkdir -p $(dir $@) && touch $@
 
+# pytest-xdist workers, one test file each: one more than the 2 cores of the CI machine.
+# A quarter of the CPU sat idle with one worker per core (ROS discovery, a browser or a
+# subprocess waited on), so a third worker fills it; each worker has a ROS domain of its
+# own (test/conftest.py).
+TEST_WORKERS ?= 3
+
 test: env consumers-env docs-env fast-env
 	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
 	@# the real-CLI tests start the ros2 daemon of this ROS_DOMAIN_ID and stop it; stop it
 	@# here too, whatever happened
-	$(PY) -m pytest -q -n auto --dist loadfile test; rc=$$?; \
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile test; rc=$$?; \
 	  if [ -x $(VENV)/bin/ros2 ]; then $(VENV)/bin/ros2 daemon stop >/dev/null 2>&1; fi; \
 	  exit $$rc
 

@@ -137,9 +137,13 @@ def test_a_twist_from_ros2_topic_pub_moves_the_end_effector_up(arm, hebi_arm):
     status.terminate()
     codes = [m['data'] for m in echoed(finish(status, 30))]
     moved = hebi_arm.get_end_effector(after)[:3, 3] - hebi_arm.get_end_effector(before)[:3, 3]
-    # 2 s of commands at 0.03 m/s (longer if ros2 topic pub lags), plus the 0.1 s timeout,
-    # less the start and stop ramps and any pause of ros2 topic pub beyond the timeout
-    assert SPEED * TWIST_SECONDS * 0.5 < moved[2] < SPEED * (published + 0.1), moved
+    # at most: the commands' span at 0.03 m/s (longer if ros2 topic pub lags), plus the
+    # 0.1 s timeout. At least a quarter of the 2 s: the start and stop ramps, and under
+    # load each gap of ros2 topic pub beyond the timeout (a stop and a restart) and each
+    # servo step the node's loop could not catch up on (the servo's clock advances one
+    # publish_period a step), take their share; the speed itself is the servo core's
+    # tests' (test_servo.py), counted in steps
+    assert SPEED * TWIST_SECONDS * 0.25 < moved[2] < SPEED * (published + 0.1), moved
     assert np.linalg.norm(moved[:2]) < 0.02 * moved[2] + 0.001, moved
     assert 0 in codes, codes                    # NO_WARNING while it moved
     assert not _rejected(server), _rejected(server)
