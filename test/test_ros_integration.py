@@ -41,8 +41,12 @@ def test_tf_from_joint_states_matches_hebi(path, probe, hebi_import):
                            for t in m.transforms}
         assert 'end_effector' in static_children
         rng = np.random.default_rng(2)
-        for q in rng.uniform(-np.pi, np.pi, (10, model.dof_count)):
-            stamp = probe.publish_positions(names, q)
+        for k, q in enumerate(rng.uniform(-np.pi, np.pi, (10, model.dof_count))):
+            if k == 0:  # the first /tf may go out before the node's publisher matched ours
+                stamp = probe.publish_until_tf(names, q)
+                assert stamp is not None, 'no /tf'
+            else:
+                stamp = probe.publish_positions(names, q)
             assert probe.spin_until(lambda: probe.has_tf_stamped(stamp), 10.0), 'no /tf'
             moving = [t for m in probe.tf_messages for t in m.transforms
                       if t.header.stamp == stamp]

@@ -88,6 +88,9 @@ def _moved_to(probe, action, goal, arm):
     feedback = []
     handle, result = _send(probe, action, goal, lambda m: feedback.append(m.feedback))
     assert probe.spin_until(result.done, 60.0)
+    # the result (a service reply) may overtake the last feedback (a topic): wait for it
+    done = result.result().result.error_code == 1
+    probe.spin_until(lambda: not done or (feedback and feedback[-1].progress == 1.0), 5.0)
     return result.result().result, feedback, arm.count('goal received') - before
 
 

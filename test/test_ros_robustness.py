@@ -46,6 +46,13 @@ class Feed:
             f'no /tf for {names}={positions}'
         return stamp
 
+    def first(self, names, positions):
+        """The first message: sent again (new stamps) until its /tf comes back."""
+        stamps = iter(self.next_stamp, None)
+        stamp = self.probe.publish_until_tf(names, positions, stamps)
+        assert stamp is not None, f'no /tf for {names}={positions}'
+        return stamp
+
     def bad(self, names, positions, stamp=None):
         """Publish a message that must be rejected, then a marker that must not be."""
         stamp = self.next_stamp() if stamp is None else stamp
@@ -62,7 +69,7 @@ def test_bad_joint_states_are_dropped_and_nothing_wrong_is_published(probe):
         assert probe.wait_for_node()
         feed = Feed(probe)
         q = np.linspace(0.1, 0.6, 6)
-        feed.good(NAMES, q)
+        feed.first(NAMES, q)
         np.testing.assert_array_equal(node_positions(probe), q)
         feed.bad(NAMES, [0.0, float('nan'), 0, 0, 0, 0])            # NaN
         feed.bad(NAMES[:2], [float('inf'), 1.0])                     # inf
@@ -98,7 +105,7 @@ def test_missing_joints_zero_and_ignore_timestamp(probe):
     try:
         assert probe.wait_for_node()
         feed = Feed(probe)
-        feed.good(NAMES, np.full(6, 0.5))
+        feed.first(NAMES, np.full(6, 0.5))
         feed.good(NAMES[2:3], [1.5])                                 # the others -> 0
         np.testing.assert_array_equal(node_positions(probe), [0, 0, 1.5, 0, 0, 0])
         feed.good(NAMES[:1], [0.7], stamp=stamp_at(10.0))            # older stamp accepted
@@ -194,7 +201,7 @@ def test_reload_good_and_bad_files_and_text(probe, tmp_path):
         assert model_status(probe).dof == 6
         first_urdf = probe.robot_description
         feed = Feed(probe)
-        feed.good(NAMES, np.full(6, 0.3))
+        feed.first(NAMES, np.full(6, 0.3))
 
         # a bad file: rejected with a located error, nothing changes
         result = set_hrdf_file(probe, bad)

@@ -123,6 +123,26 @@ class NodeProbe(Node):
         self.joint_states.publish(msg)
         return msg.header.stamp
 
+    def publish_until_tf(self, names: Sequence[str], positions: Sequence[float],
+                         stamps=None, timeout: float = 30.0, period: float = 1.0):
+        """Publish one JointState every ``period`` s, each with a new stamp (the next of
+        the iterator ``stamps``, or now), until a /tf with one of them arrives; returns
+        that stamp, or None after ``timeout`` s.
+
+        For the first message to a node just started: the node's /tf publisher may not
+        have matched this probe's subscription yet when its first /tf goes out (volatile
+        QoS: that one is lost to us), even once :meth:`wait_for_node` is true. Once one
+        /tf arrived, both routes are matched and single messages are enough."""
+        deadline = time.monotonic() + timeout
+        sent = []
+        while time.monotonic() < deadline:
+            sent.append(self.publish_positions(
+                names, positions, None if stamps is None else next(stamps)))
+            if self.spin_until(lambda: any(self.has_tf_stamped(s) for s in sent),
+                               min(period, max(0.0, deadline - time.monotonic()))):
+                return next(s for s in sent if self.has_tf_stamped(s))
+        return next((s for s in sent if self.has_tf_stamped(s)), None)
+
     def has_tf_stamped(self, stamp) -> bool:
         """True once a /tf message with this header stamp has arrived."""
         return (stamp.sec, stamp.nanosec) in self._tf_stamps
