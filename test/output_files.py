@@ -6,8 +6,10 @@ numpy's SIMD dispatch, working folder).
 
 ROBOTS.json is a list of absolute HRDF paths; each is given to the ``hrdf`` command as it
 is, or relative to the working folder. Outputs go to
-``OUT_DIR/<robot>/<command>-<meshes>/``, for the default mesh source and
-``--meshes primitives``. Prints one JSON line: the commands that did not exit 0.
+``OUT_DIR/<robot>/<command>-<meshes>/``, with the default mesh source (HEBI's meshes
+where found) for the first file, ``--meshes primitives`` for the second, and so on in turn
+(both sources on every robot would double the work, and the mesh source changes only
+the geometry elements). Prints one JSON line: the commands that did not exit 0.
 """
 import contextlib
 import io
@@ -44,19 +46,19 @@ def write_all(paths, out_dir: str, relative: bool):
     """Run every command on every path; returns the argv of those that did not exit 0."""
     from hrdf_ros.cli.main import main  # noqa: PLC0415 - after the environment is set
     failed = []
-    for path in paths:
+    for k, path in enumerate(paths):
         given = os.path.relpath(path) if relative else path
+        meshes = MESHES[k % len(MESHES)]
         for command, target in COMMANDS:
-            for meshes in MESHES:
-                folder = os.path.join(out_dir, output_name(path), f'{command}-{meshes}')
-                os.makedirs(folder, exist_ok=True)
-                argv = [command, given, '-o', os.path.join(folder, target),
-                        '--meshes', meshes, *SAMPLES.get(command, [])]
-                with contextlib.redirect_stdout(io.StringIO()), \
-                        contextlib.redirect_stderr(io.StringIO()):
-                    code = main(argv)
-                if code:
-                    failed.append(argv)
+            folder = os.path.join(out_dir, output_name(path), f'{command}-{meshes}')
+            os.makedirs(folder, exist_ok=True)
+            argv = [command, given, '-o', os.path.join(folder, target),
+                    '--meshes', meshes, *SAMPLES.get(command, [])]
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                code = main(argv)
+            if code:
+                failed.append(argv)
     return failed
 
 
