@@ -1,6 +1,8 @@
 """The generated MoveIt config packages with MoveIt's own tools, for every kit, both
-hexapods and the loadable real files: one ``colcon build`` (colcon-common-extensions,
-ament_cmake from the wheels) installs them all; ``MoveItConfigsBuilder(robot,
+hexapods and the loadable real files: ``colcon build`` (colcon-common-extensions,
+ament_cmake from the wheels) installs one package of each build shape
+(moveit_workspace.py), the others are linked where an ament prefix shows them;
+``MoveItConfigsBuilder(robot,
 package_name=...).to_moveit_configs()`` loads each with no warning; every
 ``moveit_configs_utils.launches.generate_*_launch`` builds; srdfdom parses each SRDF and
 every name in it is in the URDF; the ros2_control block names exactly the URDF's
@@ -18,6 +20,7 @@ from urdf_parser_py.urdf import URDF
 
 from hrdf_ros.export.moveit import write_moveit_package
 
+import moveit_workspace
 from moveit_robots import NAMES, ROBOTS, generated
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,10 +46,11 @@ def _moveit_tools():
 pytestmark = pytest.mark.skipif(bool(_moveit_tools()), reason=_moveit_tools() or 'ok')
 
 
-def colcon_build(root):
-    """``colcon build`` every package under ``root/src`` into ``root/install`` (merged),
-    as a user's workspace is built; the test fails with colcon's output if it fails. No C or
-    C++ compiler is given (CC and CXX name none): a package without code needs none."""
+def colcon_build(root, packages=None):
+    """``colcon build`` the packages under ``root/src`` (those named in ``packages``, or
+    all) into ``root/install`` (merged), as a user's workspace is built; the test fails with
+    colcon's output if it fails. No C or C++ compiler is given (CC and CXX name none): a
+    package without code needs none."""
     env = dict(os.environ, AMENT_PREFIX_PATH=VENV, PATH=BIN + os.pathsep + os.environ['PATH'],
                CC='/nonexistent/cc', CXX='/nonexistent/c++')
     result = subprocess.run(
@@ -54,6 +58,7 @@ def colcon_build(root):
          '--build-base', str(root / 'build'), '--install-base', str(root / 'install'),
          '--merge-install', '--parallel-workers', '2', '--event-handlers',
          'console_direct-', 'console_cohesion-', 'console_start_end-',
+         *(['--packages-select', *packages] if packages is not None else []),
          '--cmake-args', '-DBUILD_TESTING=OFF'],
         cwd=root, env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -61,23 +66,24 @@ def colcon_build(root):
 
 @pytest.fixture(scope='module')
 def workspace(tmp_path_factory):
-    """Every package generated into one workspace and built with one colcon call."""
+    """(root, {path: package}, {package name: share folder}): every package generated
+    into one workspace, one of each build shape built by colcon (moveit_workspace.py)."""
     root = tmp_path_factory.mktemp('moveit_ws')
     packages = {}
     for path in ROBOTS:
         _, package = generated(path)
         write_moveit_package(package, str(root / 'src' / package.name))
         packages[path] = package
-    colcon_build(root)
-    return root, packages
+    return root, packages, moveit_workspace.build(root, colcon_build)
 
 
 @pytest.fixture(scope='module')
 def loaded(workspace):
     """MoveItConfigsBuilder's view of every installed package (moveit_loader.py)."""
-    root, packages = workspace
+    root, packages, _ = workspace
     request = [[p.robot_name, p.name] for p in packages.values()]
-    env = dict(os.environ, AMENT_PREFIX_PATH=os.pathsep.join([str(root / 'install'), VENV]),
+    env = dict(os.environ, AMENT_PREFIX_PATH=os.pathsep.join(
+        moveit_workspace.prefixes(root) + [VENV]),
                PATH=BIN + os.pathsep + os.environ['PATH'])
     result = subprocess.run([sys.executable, os.path.join(HERE, 'moveit_loader.py')],
                             input=json.dumps(request), env=env, capture_output=True,
@@ -86,9 +92,13 @@ def loaded(workspace):
     return json.loads(result.stdout)
 
 
-def test_every_package_is_installed(workspace):
-    root, packages = workspace
-    for package in packages.values():
+def test_colcon_installs_a_package_of_each_build_shape(workspace):
+    root, packages, shares = workspace
+    built = moveit_workspace.built(shares)
+    shapes = {moveit_workspace.build_shape(root / 'src' / p.name) for p in packages.values()}
+    assert len(shapes) >= 2 and len(built) >= len(shapes)       # arms, arms with a gripper
+    assert {moveit_workspace.build_shape(root / 'src' / n) for n in built} == shapes
+    for package in (p for p in packages.values() if p.name in built):
         share = root / 'install' / 'share' / package.name
         for relative in set(package.files) - {'CMakeLists.txt'}:   # as Setup Assistant's
             assert (share / relative).is_file(), relative
@@ -169,24 +179,29 @@ SWITCHES = {'mock': {'use_mock_hardware': 'true'},
     ('gazebo', 'gz_ros2_control/GazeboSimSystem'),
     ('hebi', 'hebi_hardware/HEBIHardwareInterface')])
 def test_ros2_control_hardware_by_xacro_argument(hardware, plugin, workspace):
-    root, packages = workspace
-    for path in ROBOTS[:1] + ROBOTS[-1:]:
-        package = packages[path]
+    root, packages, shares = workspace
+    built = moveit_workspace.built(shares)
+    for package in [p for p in packages.values() if p.name in built][::len(built) - 1]:
         share = root / 'install' / 'share' / package.name / 'config'
         text = xacro.process_file(str(share / f'{package.robot_name}.urdf.xacro'),
                                   mappings=SWITCHES[hardware]).toxml()
         [system] = _ros2_control(text)
         assert system.find('hardware/plugin').text == plugin
         params = {p.get('name'): p.text for p in system.findall('hardware/param')}
+        gripper = bool(package.grippers)
         assert params == ({'config_pkg': 'hebi_description',
-                           'config_file': 'config/arms/A-2085-06.cfg.yaml'}
+                           'config_file': 'config/arms/A-2085-06.cfg.yaml',
+                           **({'gripper_joint_name': 'gripper_joint'} if gripper else {})}
                           if hardware == 'hebi' else {})
-        for joint in system.findall('joint'):
-            assert [c.get('name') for c in joint.findall('command_interface')] == \
-                ['position', 'velocity']
-            assert [c.get('name') for c in joint.findall('state_interface')] == \
-                ['position', 'velocity', 'effort']
         import xml.etree.ElementTree as ET
+        mimic = {j.get('name') for j in ET.fromstring(text).findall('joint')
+                 if j.find('mimic') is not None}      # a gripper's fingers: not commanded
+        for joint in system.findall('joint'):
+            assert [c.get('name') for c in joint.findall('command_interface')] == (
+                [] if joint.get('name') in mimic else ['position', 'velocity'])
+            if joint.get('name') not in mimic:
+                assert [c.get('name') for c in joint.findall('state_interface')] == \
+                    ['position', 'velocity', 'effort']
         gazebo = ET.fromstring(text).findall('gazebo/plugin')
         if hardware == 'gazebo':
             [plugin_node] = gazebo
@@ -209,7 +224,7 @@ def test_gripper_group_end_effector_and_controllers(path, workspace, loaded):
     installed ros2_controllers.yaml both drive gripper_joint."""
     import yaml
     from srdfdom.srdf import SRDF
-    root, packages = workspace
+    _, packages, shares = workspace
     package = packages[path]
     result = loaded[package.name]
     assert result['error'] is None and result['warnings'] == []
@@ -224,7 +239,7 @@ def test_gripper_group_end_effector_and_controllers(path, workspace, loaded):
     assert set(states) == {'open', 'close'} and states['open'] == {'gripper_joint': [0.0]}
     moveit = result['controllers']['gripper_controller']
     assert moveit['type'] == 'GripperCommand' and moveit['joints'] == ['gripper_joint']
-    installed = root / 'install' / 'share' / package.name / 'config' / 'ros2_controllers.yaml'
+    installed = shares[package.name] / 'config' / 'ros2_controllers.yaml'
     controllers = yaml.safe_load(installed.read_text())
     assert controllers['gripper_controller']['ros__parameters']['joint'] == 'gripper_joint'
     assert controllers['controller_manager']['ros__parameters']['gripper_controller'][

@@ -1,6 +1,7 @@
 """Drive the real arm: for every HEBI arm config in hebi_description (config/arms/A-*),
 the MoveIt package made from the config alone (``hrdf moveit --hebi-config CFG``),
-checked by the programs that consume it: one ``colcon build`` installs them all,
+checked by the programs that consume it: ``colcon build`` installs one of each build
+shape, the others are linked where an ament prefix shows them (moveit_workspace.py),
 ``MoveItConfigsBuilder`` loads each with no warning, the controllers files pass
 ros2_controllers' own parameter definitions (Jazzy and Kilted), the hebi_hardware block
 is what hebi_hardware's source reads (its parameters, its joint count, the config found
@@ -39,6 +40,7 @@ from hebi_description import HEBI_DESCRIPTION, ament_prefix, require_hebi_descri
 from ros2_controllers_params import validate
 from test_hebi_arm import gains_bounds
 from test_moveit_package import BIN, HERE, VENV, _moveit_tools, colcon_build
+import moveit_workspace
 
 require_hebi_description()
 require_ros2_cli()
@@ -60,7 +62,7 @@ def package_of(path):
 @pytest.fixture(scope='module')
 def workspace(tmp_path_factory):
     """Every config's package, made by ``hrdf moveit --hebi-config CFG -o DIR`` and
-    nothing else, built with one colcon call."""
+    nothing else; one of each build shape built by colcon (moveit_workspace.py)."""
     root = tmp_path_factory.mktemp('hebi_ws')
     for path in CONFIGS:
         with contextlib.redirect_stdout(io.StringIO()), \
@@ -68,13 +70,14 @@ def workspace(tmp_path_factory):
             code = main(['moveit', '--hebi-config', path, '-o',
                          str(root / 'src' / package_of(path))])
         assert code == 0, path
-    colcon_build(root)
+    moveit_workspace.build(root, colcon_build)
     return root
 
 
 def prefixes(root):
-    """The install and hebi_description's prefix: what a HEBI user's workspace has."""
-    return [str(root / 'install'), ament_prefix()]
+    """The workspace's prefixes and hebi_description's: what a HEBI user's workspace
+    has."""
+    return moveit_workspace.prefixes(root) + [ament_prefix()]
 
 
 @pytest.fixture(scope='module')
@@ -92,7 +95,12 @@ def loaded(workspace):
 
 
 def installed(root, path, relative):
-    return root / 'install' / 'share' / package_of(path) / relative
+    """A file of the package of ``path`` where the workspace's prefixes show it."""
+    for prefix in moveit_workspace.prefixes(root):
+        share = os.path.join(prefix, 'share', package_of(path))
+        if os.path.isdir(share):
+            return type(root)(share) / relative
+    raise AssertionError(f'{package_of(path)} is in no prefix of the workspace')
 
 
 def expand(root, path, **mappings):
