@@ -145,12 +145,14 @@ def test_the_map_file_has_the_same_bytes_on_every_machine(tmp_path):
     files = {}
     for name, env in runs.items():
         out = tmp_path / f'{name}.npz'
+        cache = tmp_path / ('generic' if name == 'generic' else 'this')
+        # NUMBA_CACHE_DIR too: this worker's own (set when hrdf_ros's kernels were
+        # imported here) would be inherited otherwise
         result = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', 'reach', KIT,
                                  '--voxel', '0.2', '--directions', '12', '-o', str(out)],
                                 capture_output=True, text=True, timeout=300, cwd=REPO,
-                                env=dict(os.environ, HRDF_ROS_CACHE_DIR=str(
-                                    tmp_path / ('generic' if name == 'generic' else 'this')),
-                                    **env))
+                                env=dict(os.environ, HRDF_ROS_CACHE_DIR=str(cache),
+                                         NUMBA_CACHE_DIR=str(cache / 'numba'), **env))
         assert result.returncode == 0, result.stderr
         files[name] = out.read_bytes()
     assert os.listdir(tmp_path / 'this') == ['numba']   # nothing else was read back

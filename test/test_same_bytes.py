@@ -83,6 +83,7 @@ def _run(name, environment, relative, robots_file, root):
                HRDF_ROS_CACHE_DIR=os.path.join(folder, 'cache'),
                HRDF_ROS_MESH_DIR=os.path.realpath(HEBI_MESHES), **environment)
     env.pop('HRDF_ROS_KINEMATICS', None)
+    env.pop('NUMBA_CACHE_DIR', None)      # this worker's; hrdf_ros sets the run's own
     result = subprocess.run([sys.executable, WORKER, robots_file, os.path.join(folder, 'out'),
                              'relative' if relative else 'absolute'],
                             cwd=work, env=env, capture_output=True, text=True, timeout=1200)
