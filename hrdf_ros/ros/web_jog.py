@@ -151,6 +151,13 @@ class WebJog:
     # -- the stream ----------------------------------------------------------------------
 
     def _run(self) -> None:
+        try:
+            self._stream()
+        except Exception:  # noqa: BLE001 - stopping: the node's clients went away under it
+            if not self._stop.is_set():
+                raise
+
+    def _stream(self) -> None:
         if not self._servo_enabled():
             return
         self._build()
