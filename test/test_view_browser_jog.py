@@ -4,7 +4,9 @@ along -x of the base frame (from the test's start, +x, -y and +z soon halt befor
 wrist touches the arm); pressed 20 times 0.06 s apart (a held key repeats), the end
 effector moves along -x by FK of the positions the page shows (its ``hrdf fk`` command), with
 little sideways; the digit 3 jogs joint 3 (the elbow) until the servo halts before a
-collision, and the status turns red.
+collision, and the status turns red. A gamepad (the page's ``navigator.getGamepads``
+answering with a pad the test sets: headless chromium has no gamepad device) steers it
+the same way: the left stick pushed down is -x.
 """
 import time
 
@@ -77,3 +79,68 @@ def test_keys_in_the_jog_panel_move_the_end_effector_and_a_halt_turns_red(browse
     print(f'joint 3: {name}, {colour}')
     assert name == 'HALT_FOR_COLLISION', name
     assert colour.replace(' ', '') in ('rgb(208,0,0)', 'rgba(208,0,0,1)'), colour
+
+
+#: Run in each new page before its own scripts: ``navigator.getGamepads()`` answers with
+#: ``window.testPad`` (the W3C Gamepad fields the page reads), as a browser does for a
+#: connected pad.
+TEST_PAD = """Object.defineProperty(Navigator.prototype, 'getGamepads', {configurable: true,
+  value: function () { return [window.testPad || null]; }});"""
+
+
+def set_pad(driver, axes, pressed=False):
+    """The test pad's four axes (None: no pad) and its button 0."""
+    driver.execute_script(
+        "window.testPad = arguments[0] && {connected: true, id: 'test pad', index: 0, "
+        "mapping: 'standard', axes: arguments[0], "
+        "buttons: [{pressed: arguments[1], value: arguments[1] ? 1 : 0}]};", axes, pressed)
+
+
+def pad_field(driver):
+    return driver.execute_script(
+        "for (const l of document.querySelectorAll('label')) if (l.textContent.trim() === "
+        "'gamepad') { for (let e = l; e; e = e.parentElement) { const i = "
+        "e.querySelector('input'); if (i) return i.value; } } return null;")
+
+
+def test_a_gamepads_left_stick_moves_the_end_effector_and_button_0_stops(browser, view):
+    injected = browser.execute_cdp_cmd('Page.addScriptToEvaluateOnNewDocument',
+                                       {'source': TEST_PAD})
+    try:
+        process = view(ARM, *START)
+        open_page(browser, process, 6, PANEL)
+        wait_text(browser, r'Collisions\W+ (none|`)', timeout=60)   # the planner is ready
+        assert pad_field(browser) == 'no gamepad'
+        kinematics = Kinematics(load(ARM))
+        before = settled_positions(browser)
+        set_pad(browser, [0.0, 1.0, 0.0, 0.0])                     # left stick down: -x
+        began = time.monotonic()
+        time.sleep(1.2)
+        set_pad(browser, [0.0, 0.0, 0.0, 0.0])
+        held = time.monotonic() - began
+        after = settled_positions(browser)
+        assert pad_field(browser).startswith('x=0.00 y=0.00 z=0.00 rz=0.00 #')
+        moved = kinematics.end_effector(after)[:3, 3] - kinematics.end_effector(before)[:3, 3]
+        print(f'stick held {held:.2f} s: the end effector moved {np.round(moved * 1000, 2)} mm')
+        # held (and one poll, 0.1 s, more) at 0.05 m/s, the last write counting 0.25 s more
+        assert -0.05 * (held + 0.1 + 0.25) - 1e-4 < moved[0] < -0.02, moved
+        assert np.linalg.norm(moved[1:]) < 0.002 - 0.02 * moved[0], moved
+        # pushed again, then button 0: the arm stops at once, well before a nudge ends
+        set_pad(browser, [0.0, 1.0, 0.0, 0.0])
+        time.sleep(0.6)
+        set_pad(browser, [0.0, 1.0, 0.0, 0.0], pressed=True)
+        deadline = time.monotonic() + 10
+        while not (pad_field(browser) or '').startswith('stop') and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pad_field(browser).startswith('stop #')
+        stopped = settled_positions(browser)
+        time.sleep(1.0)
+        assert np.array_equal(shown_positions(browser), stopped)   # the held stick is ignored
+        set_pad(browser, None)
+        deadline = time.monotonic() + 10
+        while pad_field(browser) != 'no gamepad' and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pad_field(browser) == 'no gamepad'
+    finally:
+        browser.execute_cdp_cmd('Page.removeScriptToEvaluateOnNewDocument',
+                                {'identifier': injected['identifier']})

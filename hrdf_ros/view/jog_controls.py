@@ -5,8 +5,10 @@ for ``hrdf view`` (:mod:`.jog_panel`, the drawn arm) and ``hrdf_ros_web_view``
 In: the viser server and three callbacks. Out: a twist along or about one axis of the
 base or the end effector's frame at the folder's speed (``twist((6,) linear m/s then
 angular rad/s, frame 'base' or 'end_effector')``), a joint jog (``jog(joint index, sign)``),
-a stop, from buttons and from hotkeys (:data:`KEYS`; 1-9 a joint, Shift the other way);
-and :meth:`JogControls.show`, the status line, red when the servo halts
+a stop, from buttons, from hotkeys (:data:`KEYS`; 1-9 a joint, Shift the other way) and
+from a gamepad (:mod:`.gamepad`: the sticks a twist, at the fraction of the folder's speed
+they are pushed; button 0 a stop); and :meth:`JogControls.show`, the status line, red
+when the servo halts
 (HALT_FOR_COLLISION, HALT_FOR_SINGULARITY) or refuses (INVALID).
 
 Each press is a nudge: the receiving side lets it count :data:`NUDGE` s, so a held key
@@ -20,6 +22,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from ..servo import StatusCode
+from . import gamepad
 
 #: s a press counts.
 NUDGE = 0.25
@@ -84,10 +87,18 @@ class JogControls:
             joint_buttons.on_click(lambda event: self._jog_choice(
                 1 if event.target.value == '+' else -1))
             gui.add_button('stop').on_click(lambda _event: stop())
+            self._stop = stop
+            self._pad = gui.add_text(gamepad.FIELD, initial_value='no gamepad',
+                                     hint='what a gamepad asks (left stick x/y, right '
+                                          'stick z and the turn about z, button 0 stops); '
+                                          'written by the page')
+            self._pad.on_update(lambda _event: self.gamepad(self._pad.value))
+            gui.add_html(gamepad.frame_html())
             self._status = gui.add_html(status_html(StatusCode.NO_WARNING, 'at rest'))
             gui.add_markdown('Keys: W/S x, A/D y, R/F z, Q/E about z; 1-9 a joint +, with '
                              f'Shift -. Each press counts {NUDGE:g} s: hold a key to keep '
-                             'moving.' + (f' {note}' if note else ''))
+                             'moving. A gamepad: left stick x/y, right stick z and about '
+                             'z, button 0 stops.' + (f' {note}' if note else ''))
         for key, (axis, sign) in KEYS.items():
             command = gui.add_command(f'jog {"+" if sign > 0 else "-"}{AXES[axis]}',
                                       hotkey=key)
@@ -121,6 +132,20 @@ class JogControls:
         vector = np.zeros(6)
         vector[axis] = sign * float(self._speed.value if axis < 3 else self._turn.value)
         self._twist(vector, self._frame.value)
+
+    def gamepad(self, line: str) -> None:
+        """Act on a line of the ``gamepad`` field (:func:`.gamepad.parse`): a twist at
+        the stick's fraction of the folder's speed and turn, in the twist frame, or a
+        stop."""
+        asked = gamepad.parse(line)
+        if asked is None:
+            return
+        kind, fractions = asked
+        if kind == 'stop':
+            self._stop()
+            return
+        scale = np.array([float(self._speed.value)] * 3 + [float(self._turn.value)] * 3)
+        self._twist(fractions * scale, self._frame.value)
 
     def _jog_choice(self, sign: int) -> None:
         choice = self._joint.value
