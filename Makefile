@@ -47,11 +47,12 @@ $(ENV_STAMP): $(ENV_INPUTS)
 	bash scripts/setup_env.sh
 	@mkdir -p $(dir $@) && touch $@
 
-# pytest-xdist workers, one test file each: one per core of the 2-core CI machine. A third
-# gained little (clean-clone pytest 1058 s -> 1034 s) and, as its work mostly contends,
-# made the tests that wait on a browser, DDS or a simulated arm fail more often under
-# load. Each worker has a ROS domain of its own (test/conftest.py).
-TEST_WORKERS ?= 2
+# pytest-xdist workers, one test file each: one more than the 2 cores of the CI machine
+# (with one per core, a quarter of the CPU sat idle while a worker waited on a browser,
+# DDS or a subprocess). Clean-clone pytest wall times of the same suite here: 2 workers
+# 1091 s; 3 workers 947 s and 1080 s (runs vary by ~130 s on this machine). Each worker
+# has a ROS domain of its own (test/conftest.py).
+TEST_WORKERS ?= 3
 
 test: env consumers-env docs-env fast-env
 	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
