@@ -103,6 +103,14 @@ def pad_field(driver):
         "e.querySelector('input'); if (i) return i.value; } } return null;")
 
 
+def wait_for_field(driver, prefix, timeout=10.0):
+    """The gamepad field's text once it starts with ``prefix`` (or after ``timeout`` s)."""
+    deadline = time.monotonic() + timeout
+    while not (pad_field(driver) or '').startswith(prefix) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return pad_field(driver)
+
+
 def test_a_gamepads_left_stick_moves_the_end_effector_and_button_0_stops(browser, view):
     injected = browser.execute_cdp_cmd('Page.addScriptToEvaluateOnNewDocument',
                                        {'source': TEST_PAD})
@@ -125,22 +133,16 @@ def test_a_gamepads_left_stick_moves_the_end_effector_and_button_0_stops(browser
         # held (and one poll, 0.1 s, more) at 0.05 m/s, the last write counting 0.25 s more
         assert -0.05 * (held + 0.1 + 0.25) - 1e-4 < moved[0] < -0.02, moved
         assert np.linalg.norm(moved[1:]) < 0.002 - 0.02 * moved[0], moved
-        # pushed again, then button 0: the arm stops at once, well before a nudge ends
+        # pushed again, then button 0 with the stick still pushed: the arm stops and stays
         set_pad(browser, [0.0, 1.0, 0.0, 0.0])
         time.sleep(0.6)
         set_pad(browser, [0.0, 1.0, 0.0, 0.0], pressed=True)
-        deadline = time.monotonic() + 10
-        while not (pad_field(browser) or '').startswith('stop') and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert pad_field(browser).startswith('stop #')
+        assert wait_for_field(browser, 'stop').startswith('stop #')
         stopped = settled_positions(browser)
         time.sleep(1.0)
         assert np.array_equal(shown_positions(browser), stopped)   # the held stick is ignored
         set_pad(browser, None)
-        deadline = time.monotonic() + 10
-        while pad_field(browser) != 'no gamepad' and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert pad_field(browser) == 'no gamepad'
+        assert wait_for_field(browser, 'no gamepad') == 'no gamepad'
     finally:
         browser.execute_cdp_cmd('Page.removeScriptToEvaluateOnNewDocument',
                                 {'identifier': injected['identifier']})
