@@ -179,13 +179,15 @@ SWITCHES = {'mock': {'use_mock_hardware': 'true'},
     ('gazebo', 'gz_ros2_control/GazeboSimSystem'),
     ('hebi', 'hebi_hardware/HEBIHardwareInterface')])
 def test_ros2_control_hardware_by_xacro_argument(hardware, plugin, workspace):
-    root, packages, shares = workspace
-    built = moveit_workspace.built(shares)
-    for package in [p for p in packages.values() if p.name in built][::len(built) - 1]:
-        share = root / 'install' / 'share' / package.name / 'config'
+    import xml.etree.ElementTree as ET
+    _, packages, shares = workspace
+    built = [p for p in packages.values() if p.name in moveit_workspace.built(shares)]
+    for package in (built[0], built[-1]):          # installed by colcon
+        share = shares[package.name] / 'config'
         text = xacro.process_file(str(share / f'{package.robot_name}.urdf.xacro'),
                                   mappings=SWITCHES[hardware]).toxml()
-        [system] = _ros2_control(text)
+        robot = ET.fromstring(text)
+        [system] = robot.findall('ros2_control')
         assert system.find('hardware/plugin').text == plugin
         params = {p.get('name'): p.text for p in system.findall('hardware/param')}
         gripper = bool(package.grippers)
@@ -193,8 +195,7 @@ def test_ros2_control_hardware_by_xacro_argument(hardware, plugin, workspace):
                            'config_file': 'config/arms/A-2085-06.cfg.yaml',
                            **({'gripper_joint_name': 'gripper_joint'} if gripper else {})}
                           if hardware == 'hebi' else {})
-        import xml.etree.ElementTree as ET
-        mimic = {j.get('name') for j in ET.fromstring(text).findall('joint')
+        mimic = {j.get('name') for j in robot.findall('joint')
                  if j.find('mimic') is not None}      # a gripper's fingers: not commanded
         for joint in system.findall('joint'):
             assert [c.get('name') for c in joint.findall('command_interface')] == (
@@ -202,7 +203,7 @@ def test_ros2_control_hardware_by_xacro_argument(hardware, plugin, workspace):
             if joint.get('name') not in mimic:
                 assert [c.get('name') for c in joint.findall('state_interface')] == \
                     ['position', 'velocity', 'effort']
-        gazebo = ET.fromstring(text).findall('gazebo/plugin')
+        gazebo = robot.findall('gazebo/plugin')
         if hardware == 'gazebo':
             [plugin_node] = gazebo
             assert plugin_node.get('filename') == 'gz_ros2_control-system'
