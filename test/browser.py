@@ -400,6 +400,8 @@ class ViewProcess:
     def __init__(self, args: Sequence[str], env=None, cwd=None, timeout: float = 60.0):
         self._err = tempfile.TemporaryFile(mode='w+')
         t0 = time.monotonic()
+        # faulthandler on: a hang guard's SIGABRT prints every thread's stack (stop())
+        env = dict(os.environ if env is None else env, PYTHONFAULTHANDLER='1')
         self.process = subprocess.Popen([HRDF, 'view', '--port', '0', *args],
                                         stdout=subprocess.PIPE, stderr=self._err, text=True,
                                         env=env, cwd=cwd, start_new_session=True)
@@ -446,8 +448,13 @@ class ViewProcess:
         try:
             code = self.process.wait(timeout)
         except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGABRT)    # faulthandler: the stacks
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
             raise AssertionError(f'hrdf view did not exit within {timeout} s of signal '
-                                 f'{sig}:\n{self.stderr()}') from None
+                                 f'{sig}; its threads, at SIGABRT:\n{self.stderr()}') from None
         elapsed = time.monotonic() - t0
         return code, elapsed, [p for p in pids if alive(p)]
 

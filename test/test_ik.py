@@ -336,7 +336,8 @@ def test_prismatic_and_geared_joints(path):
     geared = Kinematics(loads(GEARED), path)
     assert len(geared.end_effector_joints()) == 4
     q = np.array([9.0, 0.4, -0.3, 1.5])           # the slide (gear ratio 3) 3 m out
-    result = geared.solve_ik(geared.end_effector(q), orientation='none')
+    result = geared.solve_ik(geared.end_effector(q), orientation='none', timeout=None,
+                             max_iterations=3000)
     assert result.success
     np.testing.assert_allclose(geared.end_effector(result.positions)[:3, 3],
                                geared.end_effector(q)[:3, 3], atol=1e-5)

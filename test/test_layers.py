@@ -1,7 +1,8 @@
 """The package layout is the pipeline, and imports follow it.
 
-Layers, lowest first: ``model`` (plain data, with ``cache_dir``, ``reproducible`` and
-``numbers``; they import nothing of the package), ``hrdf`` (reads HRDF into a model),
+Layers, lowest first: ``model`` (plain data, with ``cache_dir``, ``reproducible``,
+``numbers`` and ``stop_signals``; they import nothing of the package), ``hrdf`` (reads
+HRDF into a model),
 ``kinematics``, ``parts`` (HEBI's part catalogue as drawn), ``description`` (the robot
 every output sees), ``motion`` (collision checks, planning, trajectories), ``servo``
 (live steering over motion's checks), ``export`` (the writers), ``view``, ``ros``, then the top modules (``cli``, ``demo``,
@@ -56,7 +57,8 @@ def _modules():
 
 def _layer(relative: str) -> str:
     first = relative.split(os.sep)[0]
-    if first in ('model.py', 'cache_dir.py', 'reproducible.py', 'numbers.py'):
+    if first in ('model.py', 'cache_dir.py', 'reproducible.py', 'numbers.py',
+                 'stop_signals.py'):
         return 'model'
     if first in ('hrdf', 'kinematics', 'parts', 'description', 'motion', 'servo', 'reach',
                  'export', 'design', 'view', 'ros'):
@@ -98,7 +100,7 @@ def _target_layer(module: str):
     if len(parts) == 1:
         return 'top'
     return _layer(parts[1] + '.py' if parts[1] in ('model', 'cache_dir', 'reproducible',
-                                                   'numbers')
+                                                   'numbers', 'stop_signals')
                   else parts[1])
 
 

@@ -288,28 +288,3 @@ def test_with_an_access_policy_meshes_outside_are_refused_alike(tmp_path):
             raise AssertionError('nothing may be drawn from /etc/passwd')
     scene = RobotScene(Scene(), urdf, access=access)
     assert scene.notes == [f'link a: file:///etc/passwd: {REFUSED}; not drawn']
-
-
-def test_signals_are_ignored_before_the_stop_event_is_set():
-    """A second SIGINT arriving inside ``Event.set()`` (which holds the event's lock)
-    would run the handler again there and wait for ever on that lock (seen as a hung
-    node under load): the handler ignores both signals before it sets the event."""
-    from hrdf_ros.view import stop_on_signals
-    signals = (signal.SIGINT, signal.SIGTERM)
-    previous = {s: signal.getsignal(s) for s in signals}
-    try:
-        stop = stop_on_signals()
-        seen = []
-        original = stop.set
-
-        def set_and_look():
-            seen.append(tuple(signal.getsignal(s) for s in signals))
-            original()
-
-        stop.set = set_and_look
-        signal.getsignal(signal.SIGINT)(signal.SIGINT, None)
-        assert stop.is_set()
-        assert seen == [(signal.SIG_IGN, signal.SIG_IGN)]
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)

@@ -106,7 +106,8 @@ def _task(args, objects: list):
 
 def cmd_view(args) -> int:
     """``hrdf view``: serve the page until Ctrl-C or SIGTERM; 0 then."""
-    from ..view import INSTALL_HINT, exit_cleanly, missing_packages, stop_on_signals
+    from ..stop_signals import stop_on_signals
+    from ..view import INSTALL_HINT, exit_cleanly, missing_packages
     stop = stop_on_signals()
     print(f'hrdf view: loading {args.file}', file=sys.stderr, flush=True)
     missing = missing_packages()

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import signal
 import sys
-import threading
 from dataclasses import replace
 from typing import List, Optional
 
@@ -44,6 +43,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from ..kinematics import backend
+from ..stop_signals import stop_on_signals
 from .arm_owner import ArmOwner
 from .background import Background, SpinSlices
 from .ik_service import IkQueries
@@ -354,16 +354,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     action) would end a clean shutdown with a traceback or exit code -2.
     """
     argv = sys.argv if argv is None else argv
-    stop = threading.Event()
-
-    def request_stop(signum, frame):
-        # further signals are ignored first: one arriving inside stop.set() would run this
-        # handler again there and wait for ever on the lock that set() holds
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, signal.SIG_IGN)
-        stop.set()
-
-    previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    stop = stop_on_signals()    # takes no lock in the handler (see hrdf_ros.stop_signals)
     rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     node = None
     code = 0

@@ -330,7 +330,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     docstring). Signals only set a flag (as :func:`hrdf_ros.ros.node.main`)."""
     argv = sys.argv if argv is None else argv
     backend.set_default('numpy')        # the page's FK readout: no numba start-up cost
-    from ..view import INSTALL_HINT, exit_cleanly, missing_packages, stop_on_signals
+    from ..stop_signals import stop_on_signals
+    from ..view import INSTALL_HINT, exit_cleanly, missing_packages
     stop = stop_on_signals()
     if missing_packages():
         print(f'hrdf_ros_web_view: needs {INSTALL_HINT}', file=sys.stderr)

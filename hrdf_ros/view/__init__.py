@@ -14,16 +14,15 @@ The only part of hrdf_ros that imports viser, yourdfpy and trimesh (the ``view``
   when it changes.
 
 This file itself imports nothing of the extra, so that :func:`missing_packages` can say
-what to install before anything fails, and :func:`stop_on_signals` can be in place
-before the slow imports.
+what to install before anything fails.
 """
 import importlib
 import os
-import signal
 import sys
 import threading
 import time
 from typing import List
+
 
 #: Name prefix of the view's background threads (building the collision checks, solving
 #: a task's targets, computing a reach map, playing a plan).
@@ -44,23 +43,6 @@ def missing_packages() -> List[str]:
         except ImportError:
             missing.append(name)
     return missing
-
-
-def stop_on_signals() -> threading.Event:
-    """An event set by SIGINT or SIGTERM (from the main thread). Once set, both signals
-    are ignored, so a second Ctrl-C cannot interrupt the shutdown with a traceback."""
-    stop = threading.Event()
-
-    def request_stop(signum, frame):
-        # ignored first: a signal arriving inside stop.set() would run this handler again
-        # there and wait for ever on the lock that set() holds
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        stop.set()
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, request_stop)
-    return stop
 
 
 def exit_cleanly(code: int, timeout: float = BACKGROUND_WAIT) -> int:
