@@ -9,8 +9,8 @@ Usage (from the repository root, after ``make env`` installed the motion and plo
 Reads doc/tutorials/plan_motion.md: its YAML block (the collision objects, written to a
 temporary ``objects.yaml``) and its ``hrdf plan ... --plot plan.png`` command line, and
 runs that command as the page shows it, from the repository root, with the picture's path
-in place of ``plan.png``. The motion comes from a sampling-based planner, so each run draws
-a different way around the post. Exit code: the command's (0 when the picture was written).
+in place of ``plan.png``. The planner is seeded and bounded by counts, so each run draws the
+same way around the post. Exit code: the command's (0 when the picture was written).
 """
 from __future__ import annotations
 

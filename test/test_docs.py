@@ -119,17 +119,22 @@ def test_console_transcripts_are_what_the_commands_print(workdir):
 
 def test_plan_motion_tutorial_runs(workdir):
     """doc/tutorials/plan_motion.md: its objects.yaml, its two ``hrdf plan`` commands (a
-    plot written; exit 0: planned, the Cartesian line whole) and its Python example."""
+    plot written; exit 0: planned, the Cartesian line whole) and its Python example. The
+    first command, with ``--plot``, is run by scripts/plan_motion_picture.py (the script
+    that draws the page's picture runs exactly that line, the page's objects.yaml
+    included), so the script is tested by the same run."""
     page = 'doc/tutorials/plan_motion.md'
     [objects] = _blocks(page, 'yaml')
     with open(os.path.join(workdir, 'objects.yaml'), 'w', encoding='utf-8') as handle:
         handle.write(objects)
     commands = [line for b in _blocks(page, 'bash') for line in b.splitlines()
                 if line.startswith('hrdf plan')]
-    assert len(commands) == 2 and '--cartesian' in commands[1]
-    for line in commands:
-        _run_hrdf(line, workdir)
-    assert os.path.getsize(os.path.join(workdir, 'plan.png')) > 10000
+    assert len(commands) == 2 and '--plot plan.png' in commands[0]
+    assert '--cartesian' in commands[1]
+    plot = os.path.join(workdir, 'plan.png')
+    assert _script('plan_motion_picture.py').main(['-o', plot]) == 0
+    assert open(plot, 'rb').read(8) == b'\x89PNG\r\n\x1a\n' and os.path.getsize(plot) > 10000
+    _run_hrdf(commands[1], workdir)
     # the first: MotionPlanner; the second, ~/move_to's client, runs in test_ros_move_to.py
     code, move_to = _blocks(page, 'python')
     assert 'MoveTo' in move_to
@@ -285,7 +290,7 @@ def test_every_picture_is_made_by_a_script_and_shown():
 
 
 @pytest.mark.parametrize('script', ['frame_diagram.py', 'architecture_diagram.py',
-                                    'plan_motion_picture.py', 'reach_picture.py'])
+                                    'reach_picture.py'])    # plan_motion_picture.py: above
 def test_diagram_scripts_draw(script, tmp_path):
     pytest.importorskip('matplotlib')      # make test installs it (scripts/requirements-docs.txt)
     out = str(tmp_path / 'picture.png')

@@ -116,6 +116,24 @@ def test_other_code_reads_nothing(cache, monkeypatch):
         semantics_module.semantics(_description(), samples=1000)
 
 
+def test_the_code_digest_covers_every_module_of_the_package(tmp_path):
+    """A change to any module the collision matrix depends on (here motion/ and parts/,
+    outside description/) gives another digest; so does a new module."""
+    import shutil
+    package = os.path.dirname(os.path.dirname(os.path.abspath(remembered.__file__)))
+    copy = tmp_path / 'hrdf_ros'
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns('__pycache__'))
+    assert remembered.tree_digest(str(copy)) == remembered.code_digest()
+    seen = {remembered.code_digest()}
+    for relative in ('motion/shape_distances.py', 'parts/__init__.py', 'model.py'):
+        with open(copy / relative, 'a', encoding='utf-8') as handle:
+            handle.write('\n# changed\n')
+        seen.add(remembered.tree_digest(str(copy)))
+    (copy / 'kinematics' / 'new_module.py').write_text('X = 1\n', encoding='utf-8')
+    seen.add(remembered.tree_digest(str(copy)))
+    assert len(seen) == 5
+
+
 def test_only_results_are_stored():
     with pytest.raises(ValueError):
         remembered.store('key', {'disabled': [], 'homes': {}, 'floor': float('inf')})

@@ -108,7 +108,9 @@ def arm(request, ros2_daemon, workdir, tmp_path_factory):
     try:
         assert wait_until(lambda: server.count('ready'), 60.0), server.lines
         with launched(SERVO_LAUNCH, workdir) as running:
-            running.wait_for('servo: ready for robot', 60.0)
+            # a hang guard: the servo's scene (collision matrix, IK seed table) is built
+            # in the node; 60 s ran out in a run on a machine a third as fast, 3 workers
+            running.wait_for('servo: ready for robot', 240.0)
             running.wait_for(f'servo: {request.param} commands', 5.0)
             yield server, running, str(record)
     finally:
@@ -138,12 +140,13 @@ def test_a_twist_from_ros2_topic_pub_moves_the_end_effector_up(arm, hebi_arm):
     codes = [m['data'] for m in echoed(finish(status, 30))]
     moved = hebi_arm.get_end_effector(after)[:3, 3] - hebi_arm.get_end_effector(before)[:3, 3]
     # at most: the commands' span at 0.03 m/s (longer if ros2 topic pub lags), plus the
-    # 0.1 s timeout. At least a quarter of the 2 s: the start and stop ramps, and under
+    # 0.1 s timeout. At least a tenth of the 2 s: the start and stop ramps, and under
     # load each gap of ros2 topic pub beyond the timeout (a stop and a restart) and each
     # servo step the node's loop could not catch up on (the servo's clock advances one
-    # publish_period a step), take their share; the speed itself is the servo core's
-    # tests' (test_servo.py), counted in steps
-    assert SPEED * TWIST_SECONDS * 0.25 < moved[2] < SPEED * (published + 0.1), moved
+    # publish_period a step), take their share (a clean-clone run on a machine a third
+    # as fast, load 11 on 2 cores, moved 13.8 mm of the 60); the speed itself is the
+    # servo core's tests' (test_servo.py), counted in steps
+    assert SPEED * TWIST_SECONDS * 0.1 < moved[2] < SPEED * (published + 0.1), moved
     assert np.linalg.norm(moved[:2]) < 0.02 * moved[2] + 0.001, moved
     assert 0 in codes, codes                    # NO_WARNING while it moved
     assert not _rejected(server), _rejected(server)
@@ -214,7 +217,10 @@ def test_the_servo_and_move_to_take_turns(arm, probe):
         assert not running.done(), 'the motion ended before the twist: make it slower'
         assert probe.spin_until(running.done, 120.0)
         assert running.result().result.error_code == 1, running.result().result.message
-        assert 'a ~/move_to goal is moving the arm' in launch.output()
+        # the node's warning reaches this test through ros2 launch's output, which under
+        # load can lag the action's result (a hang guard, not a time bound)
+        assert wait_until(lambda: 'a ~/move_to goal is moving the arm' in launch.output(),
+                          30.0), launch.output()[-3000:]
         before = settled(record)
         assert np.abs(before[0] - goal[0]) < 0.01      # the goal's motion, not the twist's
         assert run(SERVO_TWIST, timeout=60).code == 0

@@ -167,11 +167,12 @@ def test_the_objective_switch_position_only(browser, view):
 def test_thirty_updates_a_second_on_a_7dof_kit_without_a_backlog(browser, view):
     """A drag of 3 s at 30 updates per second along a smooth path (the CLI's numpy path):
     the server answers the updates as they come, folding those that come while a solve
-    runs into the latest (at least 15 windows of GUI updates during the drag, a sixth of
-    the 90, 29-76 on a loaded 2-core machine: a server that dropped a drag's updates
-    would answer once or twice); the page shows the last target (waited for up to 60 s:
-    its redraw time swings with the machine's load; a solve that ended after the drag's
-    end once moved the handle off it, and the last target was lost); and no backlog:
+    runs into the latest (at least 4 windows of GUI updates during the drag of 90: 29-76
+    on a loaded 2-core machine, 8 on one a third as fast at load 11, as solves take
+    longer; a server that dropped a drag's updates would answer once or twice); the page
+    shows the last target (waited for up to 60 s: its redraw time swings with the
+    machine's load; a solve that ended after the drag's end once moved the handle off
+    it, and the last target was lost); and no backlog:
     from the drag's end until the last target is shown the server sends at most 10
     windows (the solve running at the end and those folded after it, a window or two
     each: 0-4 on a loaded 2-core machine; a queue of the drag's updates would be tens),
@@ -221,7 +222,7 @@ def test_thirty_updates_a_second_on_a_7dof_kit_without_a_backlog(browser, view):
         after = answers() - before - during
         print(f'{during} answer windows during the drag of 90 updates, {after} after its '
               'end until the last target was shown')
-        assert during >= 15                           # updates folded, not dropped
+        assert during >= 4                            # updates folded, not dropped
         assert after <= 10                            # no backlog
         # still there, and nothing more came meanwhile
         assert at(targets[-1])

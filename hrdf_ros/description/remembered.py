@@ -10,9 +10,9 @@ plans needs the collision matrix, which samples 10 000 states (a quarter to one 
 for a 6- or 7-DoF arm). It is kept as one JSON file per key in ``semantics/`` under the
 user cache folder (:func:`~hrdf_ros.cache_dir.cache_dir`: ``HRDF_ROS_CACHE_DIR``, else
 ``~/.cache/hrdf_ros``), beside the meshes and compiled kernels. The key also holds a
-digest of the code that computes the result (every module of this package, and
-:mod:`hrdf_ros.reproducible`) and the versions of numpy and python-fcl, so that a result
-is never read by other code than the one that computed it. Numbers go through JSON
+digest of the code that computes the result (every module of hrdf_ros) and the versions
+of numpy and python-fcl, so that a result is never read by other code than the one that
+computed it. Numbers go through JSON
 as Python's shortest round-trip text: a result read back is the one written, bit for bit.
 
 A file that cannot be read or does not hold what it should is ignored (and replaced by
@@ -38,15 +38,24 @@ FOLDER = 'semantics'
 
 @functools.lru_cache(maxsize=1)
 def code_digest() -> str:
-    """SHA-256 of the code behind a result: this package's modules, hrdf_ros.reproducible
-    and the versions of numpy and python-fcl."""
+    """SHA-256 of the code behind a result: every module of hrdf_ros (the collision
+    matrix depends on the reading, the kinematics, the parts' shapes and the collision
+    checks, not only on this folder: a digest of description/ alone let a matrix computed
+    by older collision code be read back after that code changed) and the versions of
+    numpy and python-fcl."""
+    return tree_digest(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def tree_digest(package: str) -> str:
+    """SHA-256 of every ``*.py`` below the folder ``package`` (by relative name and
+    content, in name order) and the versions of numpy and python-fcl."""
     from importlib import metadata
-    here = os.path.dirname(os.path.abspath(__file__))
     digest = hashlib.sha256()
-    for path in sorted(glob.glob(os.path.join(here, '*.py'))) + [
-            os.path.join(os.path.dirname(here), 'reproducible.py')]:
+    paths = glob.glob(os.path.join(package, '**', '*.py'), recursive=True)
+    for path in sorted(paths, key=lambda p: os.path.relpath(p, package)):
         with open(path, 'rb') as handle:
-            digest.update(os.path.basename(path).encode() + b'\0' + handle.read())
+            name = os.path.relpath(path, package).replace(os.sep, '/')
+            digest.update(name.encode() + b'\0' + handle.read())
     for distribution in ('numpy', 'python-fcl'):
         try:
             version = metadata.version(distribution)

@@ -265,7 +265,7 @@ class ServoInterface:
                 core.reset(core.clip(latest))
             except ValueError as exc:
                 owner.release('servo')
-                self._refuse(f'servo: command refused: {exc}')
+                self._refuse(f'servo: command refused: {exc}', key='command error')
                 return
         robot = self._robot
         try:
@@ -278,7 +278,7 @@ class ServoInterface:
                 command = pose_command(payload, self._frames, core.positions)
             core.command(command)
         except (CommandError, ValueError, TypeError) as exc:
-            self._refuse(f'servo: command refused: {exc}')
+            self._refuse(f'servo: command refused: {exc}', key='command error')
 
     def _send(self, output) -> None:
         robot = self._robot
@@ -298,9 +298,11 @@ class ServoInterface:
         self._status, self._status_time = code, now
         self._status_pub.publish(Int8(data=code))
 
-    def _refuse(self, reason: str) -> None:
+    def _refuse(self, reason: str, key: Optional[str] = None) -> None:
+        """Status INVALID and a warning, at most one per ``key`` (default: the reason
+        itself; reasons that carry an exception's text share one key) per WARN_PERIOD."""
         self._publish_status(int(StatusCode.INVALID), reason)
-        self._warn(reason.split(':')[1] if ':' in reason else reason, reason)
+        self._warn(reason if key is None else key, reason)
 
     def _warn(self, key: str, text: str) -> None:
         now = time.monotonic()
