@@ -121,9 +121,16 @@ def test_a_gamepads_left_stick_moves_the_end_effector_and_button_0_stops(browser
         assert pad_field(browser) == 'no gamepad'
         kinematics = Kinematics(load(ARM))
         before = settled_positions(browser)
+        x0 = kinematics.end_effector(before)[0, 3]
         set_pad(browser, [0.0, 1.0, 0.0, 0.0])                     # left stick down: -x
         began = time.monotonic()
-        time.sleep(1.2)
+        # held until the drawn end effector is 20 mm along -x (at most 300 looks 0.1 s
+        # apart, a hang guard): a distance in a fixed time would be a rate (8.2 mm in
+        # 1.6 s on a slow, loaded machine)
+        for _ in range(300):
+            time.sleep(0.1)
+            if kinematics.end_effector(shown_positions(browser))[0, 3] - x0 < -0.02:
+                break
         set_pad(browser, [0.0, 0.0, 0.0, 0.0])
         held = time.monotonic() - began
         after = settled_positions(browser)
