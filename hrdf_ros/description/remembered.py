@@ -12,8 +12,8 @@ user cache folder (:func:`~hrdf_ros.cache_dir.cache_dir`: ``HRDF_ROS_CACHE_DIR``
 ``~/.cache/hrdf_ros``), beside the meshes and compiled kernels. The key also holds a
 digest of the code that computes the result (every module of hrdf_ros) and the versions
 of numpy and python-fcl, so that a result is never read by other code than the one that
-computed it. Numbers go through JSON
-as Python's shortest round-trip text: a result read back is the one written, bit for bit.
+computed it. Numbers go through JSON as Python's shortest round-trip text: a result read
+back is the one written, bit for bit.
 
 A file that cannot be read or does not hold what it should is ignored (and replaced by
 the next result computed); a folder that cannot be written keeps nothing. Files are

@@ -23,7 +23,6 @@ import threading
 import time
 from typing import List
 
-
 #: Name prefix of the view's background threads (building the collision checks, solving
 #: a task's targets, computing a reach map, playing a plan).
 THREAD_PREFIX = 'hrdf_view_'
