@@ -7,7 +7,8 @@ Usage (from the repository root, after ``make test`` installed chromium and sele
     .venv/bin/python scripts/plan_view_screenshot.py -o out.png
 
 Runs the real command, ``hrdf view FILE --meshes package --floor -0.02 --positions START``
-(HEBI's description package on the ament index as scripts/view_screenshot.py puts it),
+(HEBI's description package on the ament index as scripts/view_screenshot.py puts it;
+``--meshes primitives``, as the tests run it: the parts drawn as primitives),
 opens the page in headless chromium, chooses "handle: plan and go", sends the messages a
 drag of the handle sends (viser's websocket, msgpack) to the end effector's pose at GOAL
 (hrdf_ros's FK), waits for the panel's "planned" and for the end of the motion, and
@@ -85,6 +86,8 @@ def main(argv=None) -> int:
     parser.add_argument('--hebi-description', default=HEBI_DESCRIPTION,
                         help="HEBI's hebi_description package folder (its meshes)")
     parser.add_argument('--colours', type=int, default=96, help='palette size')
+    parser.add_argument('--meshes', choices=('package', 'primitives'), default='package',
+                        help="HEBI's meshes (the picture of the docs) or primitives")
     parser.add_argument('-o', '--output',
                         default=os.path.join(REPO, 'doc', 'images', 'plan_view.png'))
     args = parser.parse_args(argv)
@@ -92,7 +95,7 @@ def main(argv=None) -> int:
     from hrdf_ros import Kinematics, load
     goal = Kinematics(load(KIT)).end_effector(np.array([float(v) for v in GOAL.split()]))
     with served_view([KIT, '--floor', FLOOR, '--positions', START],
-                     args.hebi_description) as url:
+                     args.hebi_description, args.meshes) as url:
         if url is None:
             print('plan_view_screenshot: hrdf view did not start', file=sys.stderr)
             return 1

@@ -67,15 +67,15 @@ def chromium():
 
 
 @contextlib.contextmanager
-def served_view(arguments, description: str):
-    """``hrdf view ARGUMENTS --meshes package --port 0`` with HEBI's description package
+def served_view(arguments, description: str, meshes: str = 'package'):
+    """``hrdf view ARGUMENTS --meshes MESHES --port 0`` with HEBI's description package
     (folder ``description``) on the ament index; yields the page's URL (None when the
     command did not start); stopped with SIGINT at the end."""
     prefix = ament_prefix(description)
     env = dict(os.environ, AMENT_PREFIX_PATH=os.pathsep.join(
         [prefix] + [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]))
     hrdf = os.path.join(os.path.dirname(sys.executable), 'hrdf')
-    view = subprocess.Popen([hrdf, 'view', *arguments, '--meshes', 'package', '--port', '0'],
+    view = subprocess.Popen([hrdf, 'view', *arguments, '--meshes', meshes, '--port', '0'],
                             stdout=subprocess.PIPE, text=True, env=env)
     try:
         url = view.stdout.readline().strip()

@@ -44,6 +44,12 @@ PIXEL_DIFFERENCE = 40
 #: view looks at the file every 0.2 s and redraws in well under a second alone, more
 #: on a machine that runs other tests beside it).
 RELOAD_WAIT = 30.0
+#: The tests of what the page does draw the parts as primitives: a frame of HEBI's meshes
+#: costs SwiftShader about 0.6 CPU s here (an idle page of a 6-DoF kit: 0.8 core, against
+#: 0.3 with primitives), and under load each wait of a test on the page waited for such
+#: frames. The kits' looks are drawn with meshes (test_kit_is_drawn..., the README
+#: picture).
+PRIMITIVES = ('--meshes', 'primitives')
 
 
 
@@ -170,7 +176,7 @@ def _cli_fk(path, positions):
 def test_slider_keys_move_the_joint_and_the_readout_equals_hrdf_fk(browser, view):
     from selenium.webdriver.common.keys import Keys
     path = kit_path('A-2085-06')
-    process = view(path)
+    process = view(path, *PRIMITIVES)
     open_page(browser, process, 6)
     assert _fk_command(browser) == [0.0] * 6
     before = _readout(browser)
@@ -197,7 +203,7 @@ def test_slider_keys_move_the_joint_and_the_readout_equals_hrdf_fk(browser, view
 def test_random_button_stays_in_the_limits(browser, view, tmp_path):
     limits = tmp_path / 'limits.yaml'
     limits.write_text('J1: [-0.5, 0.25]\nJ2: [0.1, 0.2]\n')
-    process = view(kit_path('A-2085-06'), '--limits', str(limits))
+    process = view(kit_path('A-2085-06'), *PRIMITIVES, '--limits', str(limits))
     open_page(browser, process, 6)
     assert slider(browser, 'J1').get_attribute('aria-valuemin') == '-0.5'
     assert slider(browser, 'J2').get_attribute('aria-valuemax') == '0.2'
@@ -214,7 +220,7 @@ def test_edits_on_disk_are_redrawn_or_their_errors_shown(browser, view, tmp_path
     path = tmp_path / 'arm.hrdf'
     shutil.copy(kit_path('A-2085-06'), path)
     original = path.read_text()
-    process = view(str(path))
+    process = view(str(path), *PRIMITIVES)
     open_page(browser, process, 6)
     slider(browser, 'J1').send_keys(Keys.ARROW_RIGHT * 20)
     wait_text(browser, r'--positions "0\.02 0\.0')
@@ -248,7 +254,7 @@ def test_edits_on_disk_are_redrawn_or_their_errors_shown(browser, view, tmp_path
 
 
 def test_share_button_is_hidden_and_the_server_listens_on_127_0_0_1(browser, view):
-    process = view(kit_path('A-2085-06'))
+    process = view(kit_path('A-2085-06'), *PRIMITIVES)
     open_page(browser, process, 6)
     assert browser.find_elements('css selector', '.tabler-icon-share') == []
     port = int(process.url.rsplit(':', 1)[1].strip('/'))

@@ -301,7 +301,7 @@ class ServoInterface:
     def _refuse(self, reason: str, key: Optional[str] = None) -> None:
         """Status INVALID and a warning, at most one per ``key`` (default: the reason
         itself; reasons that carry an exception's text share one key) per WARN_PERIOD."""
-        self._publish_status(int(StatusCode.INVALID), reason)
+        self._publish_status(int(StatusCode.INVALID), reason.removeprefix('servo: '))
         self._warn(reason if key is None else key, reason)
 
     def _warn(self, key: str, text: str) -> None:
