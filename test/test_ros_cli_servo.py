@@ -205,7 +205,7 @@ def test_the_servo_and_move_to_take_turns(arm, probe):
     The twists come from one publisher of the test's own, and the arm moving under them
     proves that the node's side has matched it: a new ``ros2 topic pub`` waits for the
     match as it sees it, and under load all of a short burst was sent before the node's
-    side matched (twice in clean-clone runs, each twist lost). The twist test above is the
+    side matched (twice in CI runs, each twist lost). The twist test above is the
     command line's."""
     from rclpy.action import ActionClient
     from geometry_msgs.msg import TwistStamped
@@ -218,32 +218,32 @@ def test_the_servo_and_move_to_take_turns(arm, probe):
         assert probe.spin_until(client.server_is_ready, 30.0)
         names = [f'J{k + 1}' for k in range(len(START))]
 
-        def send(positions, scaling):
-            return client.send_goal_async(MoveTo.Goal(
+        def move_to(positions, scaling, wait):
+            """The goal's result future, once the goal is accepted (``wait(predicate)``
+            spins until it holds)."""
+            sent = client.send_goal_async(MoveTo.Goal(
                 goal_state=JointState(name=names, position=positions),
                 max_velocity_scaling_factor=scaling, max_acceleration_scaling_factor=scaling))
+            assert wait(sent.done) and sent.result().accepted
+            return sent.result().get_result_async()
 
-        # the counts below are hang guards (3000 twists: 30 s at 100 Hz), not time bounds
+        def twisting(predicate):       # the count, a hang guard: 30 s of twists at 100 Hz
+            return twist_until(probe, publisher, predicate, 3000)
+
         before = played(record)
-        assert twist_until(probe, publisher,
-                           lambda: np.abs(played(record) - before).max() > 1e-3, 3000)
-        sent = send(list(START), 0.5)              # the servo has the arm: twists go on
-        assert twist_until(probe, publisher, sent.done, 3000) and sent.result().accepted
-        refused = sent.result().get_result_async()
-        assert twist_until(probe, publisher, refused.done, 3000)
+        assert twisting(lambda: np.abs(played(record) - before).max() > 1e-3)
+        refused = move_to(list(START), 0.5, twisting)   # the servo has the arm: twists go on
+        assert twisting(refused.done)
         answer = refused.result().result
         assert answer.error_code == 99999 and not answer.sent, answer
         assert 'the servo is moving the arm' in answer.message, answer.message
         settled(record)                             # at rest: the servo lets the arm go
         goal = list(START)
         goal[0] += 0.5
-        sent = send(goal, 0.03)                     # slow: several seconds
-        assert probe.spin_until(sent.done, 30.0) and sent.result().accepted
-        running = sent.result().get_result_async()
+        running = move_to(goal, 0.03, lambda done: probe.spin_until(done, 30.0))   # slow
         assert wait_until(lambda: server.count('goal accepted'), 30.0)
         # the warning reaches this test through ros2 launch's output, which can lag
-        assert twist_until(probe, publisher, lambda: REFUSED in launch.output(), 3000), \
-            launch.output()[-3000:]
+        assert twisting(lambda: REFUSED in launch.output()), launch.output()[-3000:]
         assert not running.done(), 'the motion ended before the twist: make it slower'
         assert probe.spin_until(running.done, 120.0)
         assert running.result().result.error_code == 1, running.result().result.message
