@@ -34,7 +34,6 @@ import rclpy
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import ClockChange, JumpThreshold
 from rclpy.duration import Duration
-from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.signals import SignalHandlerOptions
@@ -46,6 +45,7 @@ from ..kinematics import backend
 from ..stop_signals import stop_on_signals
 from .arm_owner import ArmOwner
 from .background import Background, SpinSlices
+from .executor import NodeExecutor
 from .ik_service import IkQueries
 from .motion_service import MotionQueries
 from .move_to import MoveToAction, available
@@ -357,19 +357,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     stop = stop_on_signals()    # takes no lock in the handler (see hrdf_ros.stop_signals)
     rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
-    node = None
+    node = executor = None
     code = 0
     try:
         node = HrdfStatePublisher()
-        executor = EventsExecutor()
-        executor.add_node(node)
+        executor = NodeExecutor(node)   # a task that raises is logged (see .executor)
         while not stop.is_set() and rclpy.ok():  # 0.1 s slices, every event in a slice
-            node.slices.spin(executor, 0.1)
+            executor.spin(node.slices, 0.1)
     except StartupError as exc:
         for line in str(exc).splitlines():
             print(f'hrdf_ros_node: {line}', file=sys.stderr)
         code = 1
     finally:
+        if executor is not None:
+            executor.destroy()
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
