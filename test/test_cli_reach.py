@@ -131,9 +131,11 @@ def test_the_map_file_has_the_same_bytes_on_every_machine(tmp_path):
     (test_same_bytes.py's settings): OpenBLAS's Prescott kernel with numpy's AVX2 and
     AVX-512 loops off, and the compiled kernels built for a generic x86-64 CPU
     (``NUMBA_CPU_NAME=generic``: no AVX, no FMA) instead of this one. The generic run has
-    a cache folder of its own; the Prescott run reads the compiled kernels the default run
-    left (numba's cache is keyed by the CPU and its features, which OPENBLAS_CORETYPE and
-    NPY_DISABLE_CPU_FEATURES leave alone; compiling them again took 18 s)."""
+    a cache folder of its own; the default and Prescott runs read the compiled kernels of
+    the test session's cache (numba's cache is keyed by the CPU and its features, which
+    OPENBLAS_CORETYPE and NPY_DISABLE_CPU_FEATURES leave alone; compiling them again took
+    18 s a run) and have an hrdf_ros cache folder of their own, left empty: nothing else
+    is read back."""
     import numpy.core._multiarray_umath as numpy_cpu
     wide = [f for f in numpy_cpu.__cpu_dispatch__
             if (f.startswith('AVX512') or f in ('AVX2', 'FMA3'))
@@ -146,15 +148,18 @@ def test_the_map_file_has_the_same_bytes_on_every_machine(tmp_path):
     for name, env in runs.items():
         out = tmp_path / f'{name}.npz'
         cache = tmp_path / ('generic' if name == 'generic' else 'this')
-        # NUMBA_CACHE_DIR too: this worker's own (set when hrdf_ros's kernels were
-        # imported here) would be inherited otherwise
+        cache.mkdir(exist_ok=True)
+        # NUMBA_CACHE_DIR set: this worker's own would be inherited otherwise
+        numba_cache = (cache / 'numba' if name == 'generic' else
+                       os.path.join(os.environ['HRDF_ROS_TEST_CACHE'], 'numba'))
         result = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', 'reach', KIT,
                                  '--voxel', '0.2', '--directions', '12', '-o', str(out)],
                                 capture_output=True, text=True, timeout=300, cwd=REPO,
                                 env=dict(os.environ, HRDF_ROS_CACHE_DIR=str(cache),
-                                         NUMBA_CACHE_DIR=str(cache / 'numba'), **env))
+                                         NUMBA_CACHE_DIR=str(numba_cache), **env))
         assert result.returncode == 0, result.stderr
         files[name] = out.read_bytes()
-    assert os.listdir(tmp_path / 'this') == ['numba']   # nothing else was read back
+    assert os.listdir(tmp_path / 'this') == []          # nothing else was read back
+    assert os.listdir(tmp_path / 'generic') == ['numba']
     assert files['prescott'] == files['default']
     assert files['generic'] == files['default']

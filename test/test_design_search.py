@@ -197,3 +197,34 @@ def test_smaller_sizes_come_batch_by_batch_until_every_flip_is_tried():
              for d in first + second]
     assert flips == [(0, 1, 2), (0, 1), (1, 2), (0,), (1,), (2,)]   # (0, 2) was tried
     assert all(d.connectors == design.connectors for d in first + second)
+
+
+def test_designs_csv_is_the_same_bytes_whatever_numpy_s_simd_loops(tmp_path):
+    """``hrdf design`` with numpy's AVX2 and AVX-512 loops switched off
+    (``NPY_DISABLE_CPU_FEATURES``, as test_same_bytes.py) and OpenBLAS on its Prescott
+    kernel, against a run as this machine is: the same designs.csv. The task is four tip
+    axes over a floor (the design tutorial's kind); on an AVX-512 machine, with Optuna's
+    study in the caller's process, the two runs parted at the 26th design of 48."""
+    import yaml
+    import numpy.core._multiarray_umath as numpy_cpu
+    wide = [f for f in numpy_cpu.__cpu_dispatch__
+            if (f.startswith('AVX512') or f in ('AVX2', 'FMA3'))
+            and numpy_cpu.__cpu_features__.get(f)]
+    path = tmp_path / 'task.yaml'
+    path.write_text(yaml.safe_dump({
+        'targets': [{'xyz': xyz, 'tip_axis': [0, 0, -1]} for xyz in
+                    ([0.35, 0.2, 0.05], [0.45, 0.0, 0.05], [0.35, -0.2, 0.05],
+                     [0.3, 0.0, 0.25])],
+        'payload': 0.5, 'floor': -0.02, 'families': ['X']}))
+    written = []
+    for k, env in enumerate(({}, {'OPENBLAS_CORETYPE': 'Prescott',
+                                  'NPY_DISABLE_CPU_FEATURES': ' '.join(wide)})):
+        out = tmp_path / f'out{k}'
+        done = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', 'design', str(path),
+                               '-o', str(out), '--evaluations', '48', '--workers', '1'],
+                              capture_output=True, text=True, timeout=600,
+                              env=dict(os.environ, **env))
+        assert done.returncode == 0, done.stderr
+        written.append((out / 'designs.csv').read_bytes())
+    assert written[1] == written[0]
+    assert written[0].count(b'\n') == 49

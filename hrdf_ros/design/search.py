@@ -32,17 +32,19 @@ for lighter.
 Determinism: trials are asked in fixed batches (:data:`BATCH`), evaluated anywhere, told
 in the order asked. The sampler's state depends only on the seed and what it was told,
 so the same seed and budget give the same designs for any number of workers and on a
-cluster. The search never looks at a clock.
+cluster. The study lives in a process of its own whose numpy runs its baseline loops
+(:mod:`.sampler`), so they are the same on every machine too. The search never looks at
+a clock.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from . import DEFAULT_EVALUATIONS
 from .evaluate import Evaluation
 from .kits import kit_designs
+from .sampler import Sampler
 from .space import (FAMILIES, MAX_EXTENSION, MIN_EXTENSION, TWIST_TEXT, Connector, Design,
                     size_of, strongest)
 from .task import Task
@@ -217,49 +219,34 @@ def search(task: Task, evaluate_batch: Callable[[List[Design]], List[Evaluation]
         ImportError: Optuna missing (the design extra).
         ValueError: ``evaluations`` or ``top`` < 1.
     """
-    optuna = _optuna()
     budget = DEFAULT_EVALUATIONS if evaluations is None else evaluations
     if not (isinstance(budget, int) and budget >= 1 and isinstance(top, int) and top >= 1):
         raise ValueError(f'evaluations and top must be integers >= 1, got {budget!r}, {top!r}')
     kits = fitting_kits(task)
-    with warnings.catch_warnings():       # multivariate TPE is "experimental"
-        warnings.simplefilter('ignore', optuna.exceptions.ExperimentalWarning)
-        sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True,
-                                             constant_liar=True, n_startup_trials=BATCH)
-    study = optuna.create_study(sampler=sampler, direction='minimize')
-    sold = evaluate_batch([d for _, d in kits], size=False) if kits else []
-    for _, design in kits:
-        study.enqueue_trial(parameters(design), skip_if_exists=True)
-    total = len(kits) + max(budget - len(kits), len(kits))
-    done: List[Evaluation] = list(sold)
-    if progress is not None and done:
-        progress(len(done), total)
-    tried = set()
-    while len(done) < total:
-        if len(done) > len(sold):
-            for design in smaller(ranked(done)[0].design, tried, SMALLER_PER_BATCH):
-                study.enqueue_trial(parameters(design))
-        trials = [study.ask() for _ in range(min(BATCH, total - len(done)))]
-        designs = [design_of_trial(t, task) for t in trials]
-        tried.update(designs)
-        results = evaluate_batch(designs)
-        for trial, result in zip(trials, results):
-            study.tell(trial, objective(result))
-        done.extend(results)
-        if progress is not None:
+    with Sampler(task, seed) as sampler:
+        sold = evaluate_batch([d for _, d in kits], size=False) if kits else []
+        for _, design in kits:
+            sampler.enqueue(parameters(design), skip_if_exists=True)
+        total = len(kits) + max(budget - len(kits), len(kits))
+        done: List[Evaluation] = list(sold)
+        if progress is not None and done:
             progress(len(done), total)
+        tried = set()
+        while len(done) < total:
+            if len(done) > len(sold):
+                for design in smaller(ranked(done)[0].design, tried, SMALLER_PER_BATCH):
+                    sampler.enqueue(parameters(design))
+            asked = sampler.ask(min(BATCH, total - len(done)))
+            designs = [design for _, design in asked]
+            tried.update(designs)
+            results = evaluate_batch(designs)
+            sampler.tell([(number, objective(result))
+                          for (number, _), result in zip(asked, results)])
+            done.extend(results)
+            if progress is not None:
+                progress(len(done), total)
     kit_results = {name: e for (name, _), e in zip(kits, sold)}
     return DesignResult(tuple(done), kit_results, tuple(ranked(done)[:top]))
-
-
-def _optuna():
-    try:
-        import optuna                                              # noqa: PLC0415
-    except ImportError as error:
-        raise ImportError('hrdf design needs the design extra: pip install '
-                          '"hrdf_ros[design]" (Optuna, Dask)') from error
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    return optuna
 
 
 __all__ = ['BATCH', 'DEFAULT_EVALUATIONS', 'DesignResult', 'design_of_trial',
