@@ -55,7 +55,7 @@ if 'HRDF_ROS_TEST_SHARED' not in os.environ:
 # As the Makefile: a ROS graph of our own (a domain id in 1..100 unless one was chosen,
 # discovery on this host only), also when pytest runs without make.
 os.environ.setdefault('ROS_DOMAIN_ID', str(random.randint(1, 100)))
-# pytest-xdist (make test: -n 3): worker k (gw0, gw1, ...) gets the next domain id
+# pytest-xdist (make test: -n 4): worker k (gw0, gw1, ...) gets the next domain id
 # after worker k - 1's (wrapping in 1..100), so that two workers' nodes, named alike,
 # and their ros2 daemons never meet.
 _WORKER = os.environ.get('PYTEST_XDIST_WORKER', '')
