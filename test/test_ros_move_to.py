@@ -171,12 +171,19 @@ def test_cancelling_stops_the_arm(probe, client, arm, model):
     assert answer.error_code == MoveTo.Result.PREEMPTED, (progress[-5:], answer.message)
     assert arm.count('goal cancelled') >= 1
     assert cancelled.done()
-    # stopped: the end effector stays put, away from the goal
-    probe.spin_until(lambda: False, 0.5)
-    first = probe.lookup('base_link', 'end_effector')[:3, 3].copy()
-    probe.spin_until(lambda: False, 0.5)
+    # stopped: the end effector comes to rest (the arm was moving when the controller held
+    # it where it was, and settles; /tf shows it late under load: a clean-clone run saw it
+    # move 1.4 mm in the second half-second after the result), stays there, away from
+    # the goal. Windows of 0.5 s, at most 20 (a hang guard): an arm that went on moving
+    # would end at the goal
+    def still():
+        first = probe.lookup('base_link', 'end_effector')[:3, 3].copy()
+        probe.spin_until(lambda: False, 0.5)
+        return np.linalg.norm(probe.lookup('base_link', 'end_effector')[:3, 3] - first) < 5e-4
+    windows = next((k for k in range(20) if still()), None)
+    assert windows is not None, 'the arm did not come to rest in 20 windows of 0.5 s'
+    assert still() and still(), f'the arm moved again after resting ({windows} windows)'
     last = probe.lookup('base_link', 'end_effector')[:3, 3]
-    assert np.linalg.norm(last - first) < 5e-4
     assert np.linalg.norm(last - target[:3, 3]) > 0.01
 
 
