@@ -1,7 +1,8 @@
 """``hrdf design``: from a job (targets, payload, objects) to the lightest HEBI module arms
 that do it (:func:`hrdf_ros.design.design_arm`).
 
-In: parsed arguments: the task file (YAML, :mod:`hrdf_ros.design.task`), ``-o OUT``,
+In: parsed arguments: the task file (YAML, :mod:`hrdf_ros.design.task`; or a CoBRA task
+file, JSON: :mod:`hrdf_ros.design.cobra`), ``-o OUT``,
 ``--seed``, ``--evaluations``, ``--workers`` (processes of this machine), ``--cluster
 ADDRESS`` (a running Dask scheduler), ``--top K``, ``--plot OUT.png``.
 Out: ``OUT/designs.csv``, ``OUT/design-K.hrdf`` and ``OUT/design-K.yaml``
@@ -31,7 +32,8 @@ def add_parser(sub) -> None:
     from ..design import DEFAULT_EVALUATIONS                        # noqa: PLC0415
     p = sub.add_parser('design', help='the lightest HEBI module arm that reaches every '
                                       'target free of collision and holds the payload')
-    p.add_argument('task', metavar='TASK.yaml', help='the task file (targets, payload, ...)')
+    p.add_argument('task', metavar='TASK.yaml',
+                   help="the task file (targets, payload, ...), or CoBRA's TASK.json")
     p.add_argument('-o', '--output', required=True, metavar='OUT',
                    help='folder for designs.csv, design-K.hrdf and design-K.yaml')
     p.add_argument('--seed', type=int, default=0, help='the search\'s seed (default 0)')

@@ -1,6 +1,7 @@
 """The job an arm is designed for: ``hrdf design``'s task file, read and checked.
 
-In: a YAML file (or the mapping it holds). Out: a :class:`Task`, or ``ValueError`` with
+In: a YAML file (or the mapping it holds; a CoBRA task file's JSON: :mod:`.cobra`).
+Out: a :class:`Task`, or ``ValueError`` with
 one line that says where (the file, the key, the target's index) and what is wrong.
 
 The file (lengths in m, angles in rad, masses in kg; poses in the mount frame, the first
@@ -215,12 +216,16 @@ def task(data, source: str = '') -> Task:
 
 
 def read_task(path: str) -> Task:
-    """The task of a YAML file.
+    """The task of a YAML file, or of a CoBRA task file (``.json``: :mod:`.cobra`, its
+    targets and objects in the base frame).
 
     Raises:
-        ValueError: not YAML, or not the schema (one line naming the file).
+        ValueError: not YAML (JSON), or not the schema (one line naming the file).
         OSError: the file cannot be read.
     """
+    if path.lower().endswith('.json'):
+        from .cobra import read_cobra_task  # noqa: PLC0415 - a module of its own
+        return read_cobra_task(path).task
     return task(read_yaml(path), path)
 
 
