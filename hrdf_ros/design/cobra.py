@@ -38,9 +38,11 @@ units; every pose a 4x4 homogeneous transform in the world frame, z up; gravity
   robot's own limits); ``collisionFree`` (obstacles and the arm itself) and
   ``selfCollisionFree``: the search checks both whatever the task says;
   ``allGoalsFulfilled`` and ``allGoalsFulfilledInOrder`` (``order``: goal IDs, every
-  goal once); ``basePlacement``: a nominal base pose and its tolerance, of which the
-  design takes the nominal pose (its tolerance must hold it), with z up (a tilted base
-  would tilt gravity in the arm's frame). Any other type is refused.
+  goal once); ``basePlacement``: a nominal base pose and its tolerance: the targets and objects are
+  in that pose's frame, and the base may stand where :func:`.cobra_poses.base_placement`
+  says (a box inside the position tolerances, z up, a yaw within ``Theta_R``), the
+  nominal's z axis up (a tilted base would tilt gravity in the arm's frame). Any other
+  type is refused.
 * ``header``: ``version`` must be ``2022`` and ``gravity`` HEBI's (:data:`~hrdf_ros.
   kinematics.gravity.HEBI_GRAVITY`, within 1e-9), the gravity the efforts are computed
   for; ``timeStepSize`` (s) is kept for the solution's trajectory.
@@ -57,9 +59,9 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..kinematics.gravity import HEBI_GRAVITY
-from .cobra_poses import (as_list, as_mapping, fail, number, obstacles,
+from .cobra_poses import (as_list, as_mapping, base_placement, fail, number, obstacles,
                           tolerated_pose)
-from .task import Target, Task
+from .task import BaseRange, Target, Task
 
 #: The keys of a task file; of its header.
 TASK_KEYS = ('header', 'constraints', 'obstacles', 'goals', 'frames')
@@ -152,23 +154,24 @@ def _goal(where: str, value, targets: List[Target], to_base: np.ndarray) -> Goal
     return Goal(str(goal_id), kind, returns_to=back)
 
 
-def _base(where: str, constraints: Sequence) -> np.ndarray:
-    """The basePlacement's nominal pose (the identity without one)."""
+def _base(where: str, constraints: Sequence) -> Tuple[np.ndarray, Optional[BaseRange]]:
+    """The basePlacement's nominal pose and where the base may stand in its frame (the
+    identity and None without one: the base at the world's origin)."""
     bases = [(k, c) for k, c in enumerate(constraints)
              if isinstance(c, Mapping) and c.get('type') == 'basePlacement']
     if len(bases) > 1:
         fail(f'{where}[{bases[1][0]}]', 'a second basePlacement')
     if not bases:
-        return np.eye(4)
+        return np.eye(4), None
     k, constraint = bases[0]
     unknown = [key for key in constraint if key not in ('type', 'pose')]
     if unknown:
         fail(f'{where}[{k}].{unknown[0]}', 'unknown key for basePlacement')
-    base, _ = tolerated_pose(f'{where}[{k}].pose', constraint.get('pose'))
+    base, allowed = base_placement(f'{where}[{k}].pose', constraint.get('pose'))
     if np.abs(base[:3, 2] - [0.0, 0.0, 1.0]).max() > 1e-9:
         fail(f'{where}[{k}].pose.nominal', 'cannot be honoured: a base whose z axis is '
                                             'not up (gravity would be tilted in its frame)')
-    return base
+    return base, allowed
 
 
 def cobra_task(data, source: str = '') -> CobraTask:
@@ -204,7 +207,7 @@ def cobra_task(data, source: str = '') -> CobraTask:
     if time_step <= 0.0:
         fail(f'{where}header.timeStepSize', f'must be > 0 s, got {time_step:g}')
     constraints = as_list(f'{where}constraints', data.get('constraints', []))
-    base = _base(f'{where}constraints', constraints)
+    base, allowed = _base(f'{where}constraints', constraints)
     to_base = np.linalg.inv(base)
     joint_parts, order = set(), None
     for k, constraint in enumerate(constraints):
@@ -246,7 +249,8 @@ def cobra_task(data, source: str = '') -> CobraTask:
     task = checked_task({'targets': [{'xyz': [0.0, 0.0, 0.0]}],
                          'collision_objects': objects}, source)
     base.setflags(write=False)
-    return CobraTask(Task(tuple(targets), collision_objects=task.collision_objects),
+    return CobraTask(Task(tuple(targets), collision_objects=task.collision_objects,
+                          base=allowed),
                      task_id, goals, order, base,
                      tuple(p for p in JOINT_PARTS if p in joint_parts), time_step)
 

@@ -13,6 +13,7 @@ from typing import List, Mapping, Sequence, Tuple
 import numpy as np
 
 from ..kinematics.rotations import rotation_to_quaternion
+from .task import BaseRange
 
 #: The IK's tolerances, m and rad: ``hrdf_ros.kinematics.ik.solve_ik``'s defaults, which
 #: collision-free IK solves a design's targets to (:mod:`.evaluate`).
@@ -65,9 +66,9 @@ def homogeneous(where: str, value) -> np.ndarray:
     return pose
 
 
-def tolerated_pose(where: str, value) -> Tuple[np.ndarray, bool]:
-    """A tolerated pose's nominal pose, and whether its orientation counts (module
-    docstring: the tolerances the nominal pose meets, or refused)."""
+def _projected(where: str, value) -> Tuple[np.ndarray, List[Tuple[int, str, float, float]]]:
+    """A tolerated pose's nominal pose and its (index, projection, low, high) intervals,
+    the keys checked."""
     data = as_mapping(where, value)
     keys = ('nominal', 'nominalParent', 'toleranceProjection', 'tolerance',
             'toleranceFrame', 'frame')
@@ -92,7 +93,7 @@ def tolerated_pose(where: str, value) -> Tuple[np.ndarray, bool]:
             if frame != 'nominal':
                 fail(f'{where}.{key}[{k}]', f"cannot be honoured: {frame!r} (only "
                                              "'nominal')")
-    position, orientation = False, False
+    out = []
     for k, (name, interval) in enumerate(zip(projections, intervals)):
         at = f'{where}.toleranceProjection[{k}]'
         if name in REFUSED_PROJECTIONS:
@@ -104,6 +105,18 @@ def tolerated_pose(where: str, value) -> Tuple[np.ndarray, bool]:
         if len(pair) != 2:
             fail(f'{where}.tolerance[{k}]', 'must be an interval [low, high]')
         low, high = (number(f'{where}.tolerance[{k}][{i}]', v) for i, v in enumerate(pair))
+        if low > high:
+            fail(f'{where}.tolerance[{k}]', f'low must be <= high, got [{low:g}, {high:g}]')
+        out.append((k, name, low, high))
+    return nominal, out
+
+
+def tolerated_pose(where: str, value) -> Tuple[np.ndarray, bool]:
+    """A goal's tolerated pose: its nominal pose, and whether its orientation counts
+    (:mod:`.cobra`: the tolerances the nominal pose meets, or refused)."""
+    nominal, intervals = _projected(where, value)
+    position, orientation = False, False
+    for k, name, low, high in intervals:
         if name in POSITION_PROJECTIONS:
             position = True
             # r_cyl and r_sph are >= 0: their low bound only has to reach 0
@@ -122,6 +135,41 @@ def tolerated_pose(where: str, value) -> Tuple[np.ndarray, bool]:
         fail(f'{where}.toleranceProjection', 'cannot be honoured: the position is free '
                                               '(no x, y, z, r_cyl or r_sph)')
     return nominal, orientation
+
+
+def base_placement(where: str, value) -> Tuple[np.ndarray, BaseRange]:
+    """A basePlacement's nominal pose, and where in its frame the base may stand: a box
+    inside the tolerances (``x``, ``y``, ``z`` as given, an axis not given at the
+    nominal; ``r_sph`` R: the box of half side R / sqrt 3; ``r_cyl`` r: x and y within
+    r / sqrt 2), z up, a yaw whose angle is within ``Theta_R`` (any without one)."""
+    nominal, intervals = _projected(where, value)
+    low, high = np.zeros(3), np.zeros(3)
+    given = set()
+    for k, name, lo, hi in intervals:
+        if name in ('x', 'y', 'z'):
+            axis = 'xyz'.index(name)
+            low[axis], high[axis] = (max(low[axis], lo), min(high[axis], hi)) \
+                if axis in given else (lo, hi)
+            given.add(axis)
+    for k, name, lo, hi in intervals:
+        if name in ('r_sph', 'r_cyl'):
+            half = hi / math.sqrt(3.0 if name == 'r_sph' else 2.0)
+            for axis in (0, 1, 2) if name == 'r_sph' else (0, 1):
+                low[axis] = max(low[axis], -half) if axis in given else -half
+                high[axis] = min(high[axis], half) if axis in given else half
+                given.add(axis)
+    if np.any(low > high):
+        fail(f'{where}.tolerance', 'the position tolerances leave no box')
+    yaw = (-math.pi, math.pi)
+    for k, name, lo, hi in intervals:
+        if name != 'Theta_R':
+            continue
+        if lo > 0.0:
+            fail(f'{where}.tolerance[{k}]', f'cannot be honoured: Theta_R in [{lo:g}, '
+                                             f'{hi:g}] (a base turned by at least an angle)')
+        yaw = (-math.pi, math.pi) if hi >= math.pi else (-hi, hi)
+    return nominal, BaseRange(tuple(float(v) for v in low), tuple(float(v) for v in high),
+                              yaw)
 
 
 def obstacles(where: str, value, to_base: np.ndarray) -> List[Mapping]:

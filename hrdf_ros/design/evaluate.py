@@ -202,7 +202,7 @@ class Evaluator:
         ratios, joints = np.full(count, np.inf), np.full(count, -1, dtype=np.int64)
         length = chain_length(model)
         for k in range(count):
-            if np.linalg.norm(self._poses[k, :3, 3]) > length:
+            if np.linalg.norm(self._poses[k, :3, 3] - model.base_frame[:3, 3]) > length:
                 continue
             result = self.solve(planner, k, MAX_ATTEMPTS)
             q[k] = result.positions
@@ -238,7 +238,7 @@ class Evaluator:
                 text.append('')
             elif evaluation.reached[k]:
                 text.append(f'effort of {evaluation.joint_names[evaluation.binding_joints[k]]}')
-            elif np.linalg.norm(self._poses[k, :3, 3]) > length:
+            elif np.linalg.norm(self._poses[k, :3, 3] - model.base_frame[:3, 3]) > length:
                 text.append('out of reach')
             else:
                 plain = planner.solve_ik(self._poses[k], evaluation.configurations[k],

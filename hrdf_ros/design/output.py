@@ -12,8 +12,9 @@ In: the result, the task, a folder and how many designs to write out. Out, in th
 * ``design-K.hrdf``: the design as HRDF 1.6.0 (hebi-py and ``hrdf`` load it);
 * ``design-K.yaml``: ``joint_names``, ``configurations`` (one list of joint positions in
   rad per target, in the task's order; where a target is not reached, the closest
-  configuration found), ``reached`` and ``met`` per target, ``mass_kg`` and the design's
-  one-line text.
+  configuration found), ``reached`` and ``met`` per target, ``mass_kg``, the design's
+  one-line text and, when the task lets the base move, ``base``: ``xyz`` (m) and ``yaw``
+  (rad) in the task's frame (the HRDF's robot ``trans`` and ``rot``).
 
 :func:`read_configurations` reads ``design-K.yaml`` back (``hrdf view --task``).
 
@@ -61,6 +62,9 @@ def design_yaml(evaluation: Evaluation) -> str:
     data = {'design': evaluation.design.text(),
             'end_effector': evaluation.design.end_effector,
             'mass_kg': round(evaluation.mass, 6),
+            **({'base': {'xyz': [float(v) for v in evaluation.design.base[:3]],
+                         'yaw': float(evaluation.design.base[3])}}
+               if any(evaluation.design.base) else {}),
             'joint_names': list(evaluation.joint_names),
             'configurations': [[float(x) for x in q] for q in evaluation.configurations],
             'reached': [bool(x) for x in evaluation.reached],

@@ -38,6 +38,7 @@ a clock.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -47,7 +48,7 @@ from .kits import kit_designs
 from .sampler import Sampler
 from .space import (FAMILIES, MAX_EXTENSION, MIN_EXTENSION, TWIST_TEXT, Connector, Design,
                     size_of, strongest)
-from .task import Task
+from .task import BaseRange, Task
 
 #: Trials asked, evaluated and told together.
 BATCH = 16
@@ -64,6 +65,10 @@ STYLES = ('LightLeft', 'LightRight', 'HeavyLeftInside', 'HeavyLeftOutside',
 SIZES = ('small', 'large')
 #: Twist choices, as written.
 TWIST_NAMES = ('0', 'pi/2', 'pi', '-pi/2')
+#: The base's grids (a task's :class:`~.task.BaseRange`): at most this far apart per
+#: axis, m, and in yaw, rad (5 degrees); the ends of a range are on its grid.
+BASE_STEP = 0.01
+YAW_STEP = math.pi / 36
 
 
 @dataclass(frozen=True)
@@ -137,12 +142,49 @@ def design_of_trial(trial, task: Task) -> Design:
                           else Connector('link', family.parts, round(extension, 6),
                                          _twist(twist)))
     end = family.gripper if task.gripper == 'parallel' else 'Custom'
-    return Design(tuple(actuators[:dof]), tuple(connectors[:dof - 1]), end)
+    base = (0.0, 0.0, 0.0, 0.0)
+    if task.base is not None:
+        base = tuple(grid[trial.suggest_int(name, 0, len(grid) - 1)] if len(grid) > 1
+                     else grid[0] for name, grid in base_grids(task.base))
+    return Design(tuple(actuators[:dof]), tuple(connectors[:dof - 1]), end, base)
 
 
-def parameters(design: Design) -> Dict[str, object]:
+def base_grids(base: BaseRange) -> List[Tuple[str, Tuple[float, ...]]]:
+    """(parameter, values) of the base's x, y, z (m) and yaw (rad): each range cut into
+    equal steps of at most :data:`BASE_STEP` (:data:`YAW_STEP`), both ends included; a
+    full turn without its end (the start again); a range narrower than a step, its
+    point nearest to 0."""
+    out = []
+    for name, lo, hi, step in (('base_x', base.low[0], base.high[0], BASE_STEP),
+                               ('base_y', base.low[1], base.high[1], BASE_STEP),
+                               ('base_z', base.low[2], base.high[2], BASE_STEP),
+                               ('base_yaw', base.yaw[0], base.yaw[1], YAW_STEP)):
+        if hi - lo < step:           # narrower than a step: the point nearest to 0
+            out.append((name, (min(max(0.0, lo), hi),)))
+            continue
+        turn = name == 'base_yaw' and hi - lo >= 2.0 * math.pi - 1e-12
+        count = math.ceil((hi - lo) / step - 1e-9)
+        values = [round(lo + (hi - lo) * i / count, 9) for i in range(count + 1)]
+        out.append((name, tuple(values[:-1] if turn else values)))
+    return out
+
+
+def base_seed(task: Task) -> Tuple[float, float, float, float]:
+    """Where the kits stand when the task lets the base move: the grid point nearest
+    to the point of the range nearest to the targets' centroid, the yaw nearest to 0."""
+    if task.base is None:
+        return (0.0, 0.0, 0.0, 0.0)
+    centroid = [sum(t.position[i] for t in task.targets) / len(task.targets)
+                for i in range(3)]
+    wanted = list(task.base.nearest(centroid)) + [0.0]
+    return tuple(min(grid, key=lambda v: (abs(v - w), v))
+                 for (_, grid), w in zip(base_grids(task.base), wanted))
+
+
+def parameters(design: Design, task: Optional[Task] = None) -> Dict[str, object]:
     """The trial parameters of a design's slots (:func:`design_of_trial`'s inverse), to
-    enqueue; the slots past its DoF are left to the sampler.
+    enqueue; the slots past its DoF are left to the sampler. With a task whose base may
+    move, the base's too (the grid points nearest to the design's base).
 
     Raises:
         ValueError: a design outside the search's space (a twist it lacks).
@@ -161,6 +203,10 @@ def parameters(design: Design) -> Dict[str, object]:
         params[f'connector{k}'] = 'link'
         params[f'extension{k}'] = c.extension
         params[f'twist{k}'] = TWIST_TEXT[c.twist]
+    if task is not None and task.base is not None:
+        for (name, grid), value in zip(base_grids(task.base), design.base):
+            if len(grid) > 1:
+                params[name] = min(range(len(grid)), key=lambda i: abs(grid[i] - value))
     return params
 
 
@@ -194,8 +240,11 @@ def smaller(design: Design, tried: set, limit: int) -> List[Design]:
 
 
 def fitting_kits(task: Task) -> List[Tuple[str, Design]]:
-    """The kits (with the task's gripper) whose family and DoF the task allows."""
-    return [(name, d) for name, d in kit_designs(task.gripper == 'parallel')
+    """The kits (with the task's gripper) whose family and DoF the task allows, at
+    :func:`base_seed`."""
+    base = base_seed(task)
+    return [(name, Design(d.actuators, d.connectors, d.end_effector, base))
+            for name, d in kit_designs(task.gripper == 'parallel')
             if d.family.name in task.families
             and task.dof[0] <= len(d.actuators) <= task.dof[1]]
 
@@ -226,7 +275,7 @@ def search(task: Task, evaluate_batch: Callable[[List[Design]], List[Evaluation]
     with Sampler(task, seed) as sampler:
         sold = evaluate_batch([d for _, d in kits], size=False) if kits else []
         for _, design in kits:
-            sampler.enqueue(parameters(design), skip_if_exists=True)
+            sampler.enqueue(parameters(design, task), skip_if_exists=True)
         total = len(kits) + max(budget - len(kits), len(kits))
         done: List[Evaluation] = list(sold)
         if progress is not None and done:
@@ -235,7 +284,7 @@ def search(task: Task, evaluate_batch: Callable[[List[Design]], List[Evaluation]
         while len(done) < total:
             if len(done) > len(sold):
                 for design in smaller(ranked(done)[0].design, tried, SMALLER_PER_BATCH):
-                    sampler.enqueue(parameters(design))
+                    sampler.enqueue(parameters(design, task))
             asked = sampler.ask(min(BATCH, total - len(done)))
             designs = [design for _, design in asked]
             tried.update(designs)

@@ -126,13 +126,18 @@ class Design:
         actuators: their types, base to tip.
         connectors: one fewer than the actuators, in order.
         end_effector: ``'Custom'`` or a parallel gripper's type.
+        base: (x, y, z, yaw): where the base stands in the task's frame, m, turned about
+            z by yaw, rad (the HRDF's robot ``trans`` and ``rot``).
     """
 
     actuators: Tuple[str, ...]
     connectors: Tuple[Connector, ...]
     end_effector: str = 'Custom'
+    base: Tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
     def __post_init__(self):
+        if len(self.base) != 4 or not all(math.isfinite(v) for v in self.base):
+            raise ValueError(f'a base is 4 finite numbers (x, y, z, yaw), got {self.base!r}')
         if len(self.connectors) != len(self.actuators) - 1:
             raise ValueError(f'{len(self.actuators)} actuators need '
                              f'{len(self.actuators) - 1} connectors, got '
@@ -170,6 +175,10 @@ class Design:
         robot = ET.Element('robot', {'version': VERSION})
         if description:
             robot.set('description', description)
+        if any(self.base):
+            x, y, z, yaw = (float(v) for v in self.base)
+            robot.set('trans', f'{x!r} {y!r} {z!r}')
+            robot.set('rot', f'Rz({yaw!r})')
         for k, actuator in enumerate(self.actuators):
             ET.SubElement(robot, 'actuator', {'type': actuator})
             if k < len(self.connectors):
@@ -190,7 +199,7 @@ class Design:
 
     def with_actuators(self, actuators) -> 'Design':
         """The same design with other actuators (as many)."""
-        return Design(tuple(actuators), self.connectors, self.end_effector)
+        return Design(tuple(actuators), self.connectors, self.end_effector, self.base)
 
     def model(self) -> RobotModel:
         """The design read as HRDF.

@@ -25,6 +25,11 @@ module's input frame, z up)::
     families: [X, R]             # actuator series to choose from (default X, T, R)
     gripper: parallel            # none (default) or parallel: the series' parallel
                                  # gripper ends the arm, its mass counted
+    base:                        # where the base may stand (default: at the origin
+      low: [-0.5, -0.5, 0.0]     # of the targets' frame, unturned): its origin in
+      high: [0.5, 0.5, 0.0]      # this box (m), z up, turned about z by an angle in
+      yaw: [-3.14159, 3.14159]   # [least, most] rad (default [0, 0]); the search
+                                 # places it as it chooses the modules
 
 Refused, each in one line: an unknown key (of the file or of a target), a number that is
 not finite, a zero direction or quaternion, a negative payload, a margin outside
@@ -43,7 +48,8 @@ from ..kinematics.rotations import frame_with_z, quaternion_to_rotation, rpy_to_
 
 #: The keys of a task file, and of one target.
 TASK_KEYS = ('targets', 'payload', 'margin', 'collision_objects', 'floor', 'dof',
-             'families', 'gripper')
+             'families', 'gripper', 'base')
+BASE_KEYS = ('low', 'high', 'yaw')
 TARGET_KEYS = ('xyz', 'tip_axis', 'rpy', 'quat')
 #: Actuator series a design may use (HEBI's X, T and R series), and its grippers.
 FAMILIES = ('X', 'T', 'R')
@@ -73,6 +79,26 @@ class Target:
 
 
 @dataclass(frozen=True)
+class BaseRange:
+    """Where the base may stand: the mount frame's origin within a box of the task's
+    frame, its z axis up, turned about z by a yaw within a range.
+
+    Attributes:
+        low, high: (3,) the box's corners, m, ``low <= high`` per axis.
+        yaw: (least, most) rad, ``least <= most <= least + 2 pi``.
+    """
+
+    low: Tuple[float, float, float]
+    high: Tuple[float, float, float]
+    yaw: Tuple[float, float] = (0.0, 0.0)
+
+    def nearest(self, point) -> Tuple[float, float, float]:
+        """The point of the box nearest to ``point`` (3,), m."""
+        return tuple(float(min(max(float(p), lo), hi))
+                     for p, lo, hi in zip(point, self.low, self.high))
+
+
+@dataclass(frozen=True)
 class Task:
     """A checked task file (module docstring).
 
@@ -85,6 +111,8 @@ class Task:
         dof: (least, most) actuators.
         families: the actuator series allowed, in :data:`FAMILIES` order.
         gripper: ``'none'`` or ``'parallel'``.
+        base: where the base may stand (:class:`BaseRange`); None: at the origin of the
+            targets' frame, unturned.
     """
 
     targets: Tuple[Target, ...]
@@ -94,6 +122,7 @@ class Task:
     dof: Tuple[int, int] = (MIN_DOF, MAX_DOF)
     families: Tuple[str, ...] = FAMILIES
     gripper: str = 'none'
+    base: Optional[BaseRange] = None
 
 
 def _finite(where: str, value, count: Optional[int] = None) -> np.ndarray:
@@ -212,7 +241,33 @@ def task(data, source: str = '') -> Task:
         raise ValueError(f'{where}gripper must be one of {", ".join(GRIPPERS)}, got '
                          f'{gripper!r}')
     return Task(targets, payload, margin, _objects(where, data), (dof[0], dof[1]),
-                tuple(f for f in FAMILIES if f in families), gripper)
+                tuple(f for f in FAMILIES if f in families), gripper,
+                base_range(f'{where}base', data['base']) if 'base' in data else None)
+
+
+def base_range(where: str, entry) -> BaseRange:
+    """The ``base`` of a task file (module docstring).
+
+    Raises:
+        ValueError: not a mapping of low, high (3 finite numbers each, low <= high) and
+            yaw (2, least <= most <= least + 2 pi), naming ``where``.
+    """
+    if not isinstance(entry, Mapping):
+        raise ValueError(f'{where} must be a mapping with low, high and yaw, got {entry!r}')
+    unknown = [k for k in entry if k not in BASE_KEYS]
+    if unknown:
+        raise ValueError(f'{where}: unknown key {unknown[0]!r} (keys: {", ".join(BASE_KEYS)})')
+    low = _finite(f'{where}.low', entry.get('low', [0.0, 0.0, 0.0]), 3)
+    high = _finite(f'{where}.high', entry.get('high', [0.0, 0.0, 0.0]), 3)
+    if np.any(low > high):
+        raise ValueError(f'{where}: low must be <= high on every axis, got {low.tolist()} '
+                         f'and {high.tolist()}')
+    yaw = _finite(f'{where}.yaw', entry.get('yaw', [0.0, 0.0]), 2)
+    if not yaw[0] <= yaw[1] <= yaw[0] + 2.0 * math.pi:
+        raise ValueError(f'{where}.yaw must be [least, most] rad, least <= most <= least + '
+                         f'2 pi, got {yaw.tolist()}')
+    return BaseRange(tuple(float(v) for v in low), tuple(float(v) for v in high),
+                     (float(yaw[0]), float(yaw[1])))
 
 
 def read_task(path: str) -> Task:
