@@ -104,3 +104,20 @@ def generated_task(line, count, orientation, seed, objects=(), gripper=False):
     if gripper:
         data['gripper'] = 'parallel'
     return design, data, float(model.masses.sum())
+
+
+def mplib_with_boxes(model, folder, objects):
+    """mplib's planner on ``hrdf moveit``'s URDF and SRDF of ``model`` (in ``folder``),
+    with the boxes of a task's ``collision_objects`` (their positions; unturned) in its
+    planning world: the collision oracle of the design tests."""
+    import mplib
+    from mplib.collision_detection import fcl
+    from motion_helpers import Mplib
+    oracle = Mplib(model, folder)
+    for o in objects:
+        assert o['type'] == 'box' and o['pose'].get('orientation', [0, 0, 0, 1])[:3] == \
+            [0.0, 0.0, 0.0], o
+        oracle.planner.planning_world.add_object(fcl.FCLObject(
+            o['name'], mplib.Pose(p=o['pose']['position']),
+            [fcl.CollisionObject(fcl.Box(*o['dimensions']))], [mplib.Pose()]))
+    return oracle

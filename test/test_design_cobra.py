@@ -20,7 +20,7 @@ from hrdf_ros.design import read_task
 from hrdf_ros.design.cobra import cobra_task, read_cobra_task
 
 from conftest import REPO
-from design_helpers import GRAVITY
+from design_helpers import GRAVITY, mplib_with_boxes
 
 COBRA = os.path.join(REPO, '..', 'shared', 'cobra', 'tasks')
 FILES = sorted(glob.glob(os.path.join(COBRA, '**', '*.json'), recursive=True))
@@ -182,15 +182,8 @@ def test_a_variable_base_task_is_met_with_the_base_placed(tmp_path, capsys):
         assert angle <= np.radians(0.5)
         assert np.all(np.abs(robot.get_grav_comp_efforts(q, GRAVITY)) <= limits)
     from hrdf_ros import load
-    from motion_helpers import Mplib
-    import mplib
-    from mplib.collision_detection import fcl
-    model = load(str(out / 'design-1.hrdf'))
-    oracle = Mplib(model, tmp_path)
-    for o in read_cobra_task(VARIABLE).task.collision_objects:
-        oracle.planner.planning_world.add_object(fcl.FCLObject(
-            o['name'], mplib.Pose(p=o['pose']['position']),
-            [fcl.CollisionObject(fcl.Box(*o['dimensions']))], [mplib.Pose()]))
+    oracle = mplib_with_boxes(load(str(out / 'design-1.hrdf')), tmp_path,
+                              read_cobra_task(VARIABLE).task.collision_objects)
     assert [k for k, q in enumerate(written['configurations']) if oracle.collides(q)] == []
 
 

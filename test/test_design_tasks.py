@@ -18,8 +18,7 @@ import pytest
 from hrdf_ros.design import design_arm, task
 from hrdf_ros.design.output import designs_csv
 
-from design_helpers import generated_task, hebi_verdict
-from motion_helpers import Mplib
+from design_helpers import generated_task, hebi_verdict, mplib_with_boxes
 
 pytest.importorskip('optuna')
 
@@ -39,17 +38,6 @@ TASKS = {
 }
 
 
-def _mplib_with(model, folder, objects):
-    import mplib
-    from mplib.collision_detection import fcl
-    oracle = Mplib(model, folder)
-    for o in objects:
-        oracle.planner.planning_world.add_object(fcl.FCLObject(
-            o['name'], mplib.Pose(p=o['pose']['position']),
-            [fcl.CollisionObject(fcl.Box(*o['dimensions']))], [mplib.Pose()]))
-    return oracle
-
-
 @pytest.mark.parametrize('name', list(TASKS))
 def test_the_best_design_meets_a_task_made_from_an_arm_that_is_not_a_kit(name, tmp_path):
     line, orientation, objects = TASKS[name]
@@ -64,7 +52,7 @@ def test_the_best_design_meets_a_task_made_from_an_arm_that_is_not_a_kit(name, t
     hebi = hebi_verdict(path, job, best.configurations)
     assert hebi['position'].max() < 1e-3 and hebi['angle'].max() < 0.01
     assert hebi['ratios'].max() <= 1.0
-    oracle = _mplib_with(best.design.model(), tmp_path, objects)
+    oracle = mplib_with_boxes(best.design.model(), tmp_path, objects)
     assert [k for k, q in enumerate(best.configurations) if oracle.collides(q)] == []
     assert hebi['mass'] <= 1.05 * generator_mass, (best.design.text(), hebi['mass'],
                                                    generator_mass, generator.text())

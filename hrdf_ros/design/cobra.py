@@ -245,11 +245,13 @@ def cobra_task(data, source: str = '') -> CobraTask:
     if not targets:
         fail(f'{where}goals', 'no reach or at goal: nothing to design for')
     objects = obstacles(f'{where}obstacles', data.get('obstacles', []), to_base)
-    from .task import task as checked_task  # noqa: PLC0415 - the objects' schema check
-    task = checked_task({'targets': [{'xyz': [0.0, 0.0, 0.0]}],
-                         'collision_objects': objects}, source)
+    from ..motion.objects import collision_objects  # noqa: PLC0415 - the scene's check
+    try:
+        checked = tuple(o.to_dict() for o in collision_objects(objects))
+    except ValueError as exc:                 # two obstacles of one ID
+        fail(f'{where}obstacles', str(exc))
     base.setflags(write=False)
-    return CobraTask(Task(tuple(targets), collision_objects=task.collision_objects,
+    return CobraTask(Task(tuple(targets), collision_objects=checked,
                           base=allowed),
                      task_id, goals, order, base,
                      tuple(p for p in JOINT_PARTS if p in joint_parts), time_step)

@@ -22,6 +22,9 @@ IK_POSITION, IK_ANGLE = 1e-5, 1e-5
 #: m) and the orientation (rad).
 POSITION_PROJECTIONS = ('x', 'y', 'z', 'r_cyl', 'r_sph')
 ANGLE_PROJECTIONS = ('Theta_R',)
+#: Obstacle shapes honoured: their parameters in the order of :mod:`hrdf_ros.motion.
+#: objects`' dimensions (a cylinder's length along z, then its radius).
+SHAPE_PARAMETERS = {'box': ('x', 'y', 'z'), 'sphere': ('r',), 'cylinder': ('z', 'r')}
 #: Timor's projections this reader cannot honour yet.
 REFUSED_PROJECTIONS = ('phi_cyl', 'theta', 'phi_sph', 'N_x', 'N_y', 'N_z')
 
@@ -184,12 +187,11 @@ def obstacles(where: str, value, to_base: np.ndarray) -> List[Mapping]:
             shape = as_mapping(here, geometry)
             kind = shape.get('type')
             parameters = as_mapping(f'{here}.parameters', shape.get('parameters', {}))
-            names = {'box': ('x', 'y', 'z'), 'sphere': ('r',), 'cylinder': ('z', 'r')}
-            if kind not in names:
+            if kind not in SHAPE_PARAMETERS:
                 fail(f'{here}.type', f'cannot be honoured: {kind!r} (box, sphere, '
                                       'cylinder)')
             dimensions = [number(f'{here}.parameters.{p}', parameters.get(p))
-                          for p in names[kind]]
+                          for p in SHAPE_PARAMETERS[kind]]
             if min(dimensions) <= 0.0:
                 fail(f'{here}.parameters', f'must be > 0 m, got {dimensions}')
             pose = to_base @ homogeneous(f'{here}.pose', shape.get('pose', np.eye(4).tolist()))

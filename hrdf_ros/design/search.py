@@ -18,7 +18,10 @@ X5 arm, 400 evaluations: 2.77 kg against 2.97 kg):
   ``bracket<k>``: its style (``LightRight``, ``HeavyLeftInside``, ...; the family's
   series prefixed); ``extension<k>`` (m, on a :data:`EXTENSION_STEP` grid in
   [0.05, 1.0]) and ``twist<k>`` (``0``, ``pi/2``, ``pi``, ``-pi/2``) of a link;
-* the end effector is the task's: none, or the family's parallel gripper.
+* the end effector is the task's: none, or the family's parallel gripper;
+* when the task lets the base move (:class:`~.task.BaseRange`): ``base_x``, ``base_y``,
+  ``base_z`` and ``base_yaw``, indices into :func:`base_grids`; HEBI's kits stand at
+  :func:`base_seed`.
 
 The sampler (``optuna.samplers.TPESampler``, multivariate, seeded) minimises the
 lexicographic rank (:meth:`~.evaluate.Evaluation.rank_key`) folded into one number,
