@@ -7,7 +7,8 @@
 #      python3-pykdl (KDL, as ROS kdl_parser uses it), ignition-tools + libsdformat-dev
 #      (`ign sdf`, SDFormat 12: libsdformat-dev carries the `sdf` subcommand of `ign`),
 #      chromium + chromium-driver (the browser the view tests drive, headless)
-#   2. PyPI wheels into .venv: drake, mujoco, pybullet, pin, selenium, pytracik
+#   2. PyPI packages into .venv: drake, mujoco, pybullet, pin, selenium, pytracik, mplib
+#      and timor-python (an sdist, built here)
 #      (scripts/requirements-consumers.txt, locked by scripts/constraints-consumers.txt)
 #   3. Debian's PyKDL module linked into .venv (it is built for CPython 3.11, the venv's
 #      ABI; a link exposes only that module, not the rest of /usr/lib/python3/dist-packages)
@@ -52,7 +53,7 @@ log "check_urdf, PyKDL, ign sdf $(ign sdf --versions 2>/dev/null | tail -n1), ch
 req_hash="$(cat "$REQ" "$CON" "$ROOT/scripts/constraints.txt" | sha256sum | cut -d' ' -f1)"
 stamp="$STAMPS/consumers-requirements.sha256"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$req_hash" ]]; then
-    log "drake, mujoco, pybullet, pin, selenium, pytracik up to date"
+    log "drake, mujoco, pybullet, pin, selenium, pytracik, mplib, timor-python up to date"
 else
     log "install -r requirements-consumers.txt (scripts/venv_install.sh)"
     (cd "$ROOT/scripts" && "$ROOT/scripts/venv_install.sh" -r "$REQ")

@@ -49,8 +49,11 @@ def test_the_files_the_summary_and_hebi_py_agree(capsys, tmp_path, task_file):
     with open(out / 'designs.csv', newline='') as handle:
         rows = list(csv.DictReader(handle))
     assert list(rows[0]) == ['rank', 'file', 'mass_kg', 'dof', 'actuators',
-                             'worst_effort_ratio', 'targets_met']
+                             'worst_effort_ratio', 'targets_met', 'base_x_m', 'base_y_m',
+                             'base_z_m', 'base_yaw_rad', 'cycle_time_s']
     assert [r['rank'] for r in rows] == [str(k) for k in range(1, len(rows) + 1)]
+    assert {r['cycle_time_s'] for r in rows} == {''}    # no goals to move through
+    assert {r['base_yaw_rad'] for r in rows} == {'0.000000'}
     assert [r['file'] for r in rows[:3]] == ['design-1.hrdf', 'design-2.hrdf', '']
     assert sorted(os.listdir(out)) == ['design-1.hrdf', 'design-1.yaml', 'design-2.hrdf',
                                        'design-2.yaml', 'designs.csv']

@@ -11,6 +11,9 @@ import glob
 import json
 import os
 import re
+import shlex
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -152,19 +155,50 @@ VARIABLE = os.path.join(COBRA, 'Whitman2020', 'with_torque', 'variable_base_xyz_
                         '3g_3o', '2.json')
 
 
-def test_a_variable_base_task_is_met_with_the_base_placed(tmp_path, capsys):
-    """Variable-base 3g_3o task 2 (the base anywhere within 1 m of the origin per axis, at
-    any rotation; its goals 0.5-1.1 m from the origin among three boxes): 64 designs
-    (the first that meets came 35th in a run here). hebi-py, on design-1.hrdf as written
+TUTORIAL = 'doc/tutorials/cobra_job.md'
+ID = 'Whitman2020/with_torque/variable_base_xyz_any_rot/3g_3o/2'
+
+
+def test_a_variable_base_task_is_met_with_the_base_placed(tmp_path):
+    """doc/tutorials/cobra_job.md, on variable-base 3g_3o task 2 (the base anywhere
+    within 1 m of the origin per axis, at any rotation; its goals 0.5-1.1 m from the
+    origin among three boxes; the page's file is ../shared's, linked at the path its ID
+    names): the page's ``hrdf design`` prints what its console block shows (the time and
+    rate as any numbers, the rest within 1e-3). hebi-py, on design-1.hrdf as written
     (the base in the robot's trans and rot) at design-1.yaml's configurations, reaches
     each goal of the JSON within its tolerance (1 mm per axis, 0.5 degrees), within
     max_efforts; the base stands inside the box, z up; mplib's FCL with the task's
-    boxes finds each configuration free."""
+    boxes finds each configuration free. The motion through the goals
+    (design-1.solution.json, design-1.urdf) is accepted by timor-python 1.1.1, run
+    offline as test/timor_check.py says (the page's Python example prints what it says,
+    and the check's own verdict lists no failed constraint or goal), its goals met as
+    hebi-py computes them, each of its samples free for mplib."""
     import hebi
     import yaml
-    out = tmp_path / 'out'
-    code = main(['design', VARIABLE, '-o', str(out), '--evaluations', '64', '--workers', '1'])
-    assert code == 0, capsys.readouterr()
+    from test_docs import TRANSCRIPT_NUMBER, _blocks, _same_transcript
+    link = tmp_path / (ID + '.json')
+    link.parent.mkdir(parents=True)
+    link.symlink_to(VARIABLE)
+    [command] = [line for b in _blocks(TUTORIAL, 'bash') for line in b.splitlines()
+                 if line.startswith('hrdf design')]
+    [console] = _blocks(TUTORIAL, 'console')
+    line, _, shown = console.partition('\n')
+    assert line == '$ ' + command
+    result = subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', *shlex.split(command)[1:],
+                             '--workers', '2'], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    printed, shown = result.stdout.splitlines(), shown.rstrip('\n').splitlines()
+    assert len(printed) == len(shown), printed
+    for a, b in zip(shown, printed):
+        if a.startswith('evaluated'):     # evaluated 64 designs in <time> s (<rate> ...)
+            parts = re.split(f'({TRANSCRIPT_NUMBER})', a)
+            pattern = ''.join(TRANSCRIPT_NUMBER if j in (3, 5) else re.escape(p)
+                              for j, p in enumerate(parts))
+            assert re.fullmatch(pattern, b), b
+        else:
+            assert _same_transcript(a, b, 1e-3), b
+    out = tmp_path / 'job'
     written = yaml.safe_load((out / 'design-1.yaml').read_text(encoding='utf-8'))
     robot = hebi.robot_model.import_from_hrdf(str(out / 'design-1.hrdf'))
     base = np.asarray(robot.base_frame)
@@ -185,6 +219,58 @@ def test_a_variable_base_task_is_met_with_the_base_placed(tmp_path, capsys):
     oracle = mplib_with_boxes(load(str(out / 'design-1.hrdf')), tmp_path,
                               read_cobra_task(VARIABLE).task.collision_objects)
     assert [k for k, q in enumerate(written['configurations']) if oracle.collides(q)] == []
+    _solution_is_accepted(out, data, robot, written, oracle, tmp_path)
+
+
+def _solution_is_accepted(out, data, robot, written, oracle, tmp_path):
+    """design-1.solution.json and design-1.urdf as Timor, hebi-py and mplib see them."""
+    from timor_check import check
+    solution = json.loads((out / 'design-1.solution.json').read_text(encoding='utf-8'))
+    assert solution['taskID'] == data['header']['ID']
+    assert solution['jointNames'] == ['J1', 'J2', 'J3', 'J4', 'J5', 'J6']
+    verdict = check(VARIABLE, out, 1, tmp_path / 'timor')
+    _tutorial_check_prints_what_it_says(tmp_path, verdict)
+    assert verdict['valid'], verdict
+    assert verdict['failed_constraints'] == [] and verdict['failed_goals'] == []
+    assert verdict['joint_names'] == solution['jointNames']   # Pinocchio's order
+    assert verdict['torque_ratio'] <= 1.0 and verdict['collision_pairs'] > 0
+    trajectory = solution['trajectory']
+    t, q = np.array(trajectory['t']), np.array(trajectory['q'])
+    assert verdict['cost'] == t[-1] == solution['cost']
+    assert np.all(np.diff(t) > 0) and np.diff(t).max() <= data['header']['timeStepSize'] + 1e-9
+    # hebi-py (the design's HRDF with its base) at each goal's time; its masses
+    assert sum(robot.masses) == pytest.approx(written['mass_kg'], abs=1e-6)
+    goals = {g['ID']: g for g in data['goals']}
+    assert sorted(trajectory['goal2time']) == sorted(goals)
+    for gid, time in trajectory['goal2time'].items():
+        k = int(np.flatnonzero(t == time)[0])
+        assert np.all(np.array(trajectory['dq'][k]) == 0.0)       # reach: at rest
+        delta = np.linalg.inv(np.array(goals[gid]['goalPose']['nominal'])) @ \
+            np.asarray(robot.get_end_effector(q[k]))
+        assert np.abs(delta[:3, 3]).max() <= 1e-3
+        angle = np.arccos(np.clip((np.trace(delta[:3, :3]) - 1) / 2, -1.0, 1.0))
+        assert angle <= np.radians(0.5)
+    # the solution's world pose of the base is the HRDF's base frame
+    np.testing.assert_allclose(solution['basePose'][0], robot.base_frame, atol=1e-12)
+    assert [k for k in range(len(t)) if oracle.collides(q[k])] == []
+
+
+def _tutorial_check_prints_what_it_says(workdir, verdict):
+    """The page's Python example (Timor on the solution), run where the page's command
+    ran, offline as test/timor_check.py does it, prints what the page says."""
+    from test_docs import _blocks
+    from timor_check import OFFLINE_PRELUDE, offline_home
+    [code] = _blocks(TUTORIAL, 'python')
+    subprocess.run([sys.executable, '-m', 'hrdf_ros.cli', 'moveit', 'job/design-1.hrdf',
+                    '-o', 'moveit'], cwd=workdir, check=True, capture_output=True,
+                   timeout=300)
+    done = subprocess.run([sys.executable, '-c', OFFLINE_PRELUDE + code], cwd=workdir,
+                          env=offline_home(str(workdir / 'home')), capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = re.search(r'It prints `(.*?)`', open(os.path.join(REPO, TUTORIAL),
+                                                 encoding='utf-8').read()).group(1)
+    assert done.stdout.strip().splitlines()[-1] == said == f"True {verdict['cost']!r}"
 
 
 def test_the_base_grids_hold_the_range_ends_in_steps_of_at_most_1_cm_and_5_degrees():

@@ -6,12 +6,15 @@ file, JSON: :mod:`hrdf_ros.design.cobra`), ``-o OUT``,
 ``--seed``, ``--evaluations``, ``--workers`` (processes of this machine), ``--cluster
 ADDRESS`` (a running Dask scheduler), ``--top K``, ``--plot OUT.png``.
 Out: ``OUT/designs.csv``, ``OUT/design-K.hrdf`` and ``OUT/design-K.yaml``
-(:mod:`hrdf_ros.design.output`); a summary on stdout (the best design's mass and modules,
+(:mod:`hrdf_ros.design.output`; for a CoBRA task also ``design-K.urdf`` and
+``design-K.solution.json`` of the designs with a motion through the goals,
+:mod:`hrdf_ros.design.jobs`); a summary on stdout (the best design's mass and modules,
 the designs evaluated, the time and evaluations per second, how much lighter than the
 lightest HEBI kit that meets the task); a progress bar on a terminal's stderr.
-Exit 0 when a design meets the task; 1 when none does, with one line on stderr naming
-the closest design and what it misses; 2 on bad input or without the design extra (one
-line).
+Exit 0 when a design meets the task (a CoBRA task: and has a motion through its goals);
+1 when none does, with one line on stderr naming the closest design and what it misses
+(or why the lightest that meet the task have no motion); 2 on bad input or without the
+design extra (one line).
 """
 from __future__ import annotations
 
@@ -83,9 +86,36 @@ def _misses_line(evaluator, evaluation) -> str:
             f'({evaluation.mass:.3f} kg), misses {", ".join(missed)}')
 
 
-def summary(result, seconds: float, workers: str):
-    """The summary lines (module docstring)."""
-    best = result.best[0]
+def _no_motion_line(solved) -> str:
+    _, rows, motions = solved
+    tried = [(e, m) for e, m in zip(rows, motions) if m is not None]
+    if not tried:
+        return 'no design meets the task'
+    e, m = tried[0]
+    return (f'none of the {len(tried)} lightest designs that meet the task has a motion '
+            f'through the goals; the lightest, {e.design.text()} ({e.mass:.3f} kg): '
+            f'{m.reason}')
+
+
+def _job_lines(solved) -> list:
+    from ..design.job_motion import JobMotion                       # noqa: PLC0415
+    cobra, rows, motions = solved
+    best, motion = rows[0], motions[0]
+    x, y, z, yaw = best.design.base
+    lines = [f'  base at ({x:.3f}, {y:.3f}, {z:.3f}) m, yaw {yaw:.4f} rad in the task\'s '
+             'frame']
+    if isinstance(motion, JobMotion):
+        lines.append(f'  motion through the {len(motion.goal_times)} goals: cycle time '
+                     f'{motion.cycle_time:.3f} s, worst effort ratio '
+                     f'{motion.worst_effort_ratio:.3f} (design-1.solution.json, '
+                     f'{cobra.task_id})')
+    return lines
+
+
+def summary(result, seconds: float, workers: str, solved=None):
+    """The summary lines (module docstring); ``solved``: a CoBRA task's
+    ``(CobraTask, rows, motions)`` (:func:`~hrdf_ros.design.jobs.solve_job`)."""
+    best = solved[1][0] if solved else result.best[0]
     count = len(best.met)
     lines = [f'best design: {best.mass:.3f} kg, {len(best.design.actuators)} actuators: '
              f'{best.design.text()}'
@@ -93,6 +123,7 @@ def summary(result, seconds: float, workers: str):
                 else f' + {best.design.end_effector}'),
              f'  meets {int(best.met.sum())} of {count} targets; worst effort ratio '
              f'{best.worst_effort_ratio:.3f}',
+             *(_job_lines(solved) if solved else []),
              f'evaluated {len(result.evaluations)} designs in {seconds:.1f} s '
              f'({len(result.evaluations) / max(seconds, 1e-9):.2f} per second, {workers})']
     kit = result.lightest_kit()
@@ -113,8 +144,14 @@ def cmd_design(args) -> int:
     """Run ``hrdf design`` (module docstring)."""
     _check_arguments(args)
     from ..design import read_task                                  # noqa: PLC0415
+    from ..design.cobra import read_cobra_task                      # noqa: PLC0415
+    cobra = None
     try:
-        job = read_task(args.task)
+        if args.task.lower().endswith('.json'):
+            cobra = read_cobra_task(args.task)
+            job = cobra.task
+        else:
+            job = read_task(args.task)
     except OSError as exc:
         raise UsageError(f'{args.task}: {exc.strerror or exc}') from None
     except ValueError as exc:
@@ -135,11 +172,16 @@ def cmd_design(args) -> int:
     seconds = time.perf_counter() - started
     where = f'cluster {args.cluster}' if args.cluster else \
         f'{args.workers} worker{"s" if args.workers > 1 else ""}'
+    solved = None
+    if cobra is not None:
+        from ..design.jobs import solve_job                         # noqa: PLC0415
+        rows, motions = solve_job(result, cobra, seed=args.seed)
+        solved = (cobra, rows, motions)
     try:
-        written = write(result, args.output, args.top)
+        written = write(result, args.output, args.top, solved)
     except OSError as exc:
         raise UsageError(f'-o: cannot write {args.output}: {exc.strerror or exc}') from None
-    for line in summary(result, seconds, where):
+    for line in summary(result, seconds, where, solved):
         print(line)
     print(f'wrote {written[0]} and {len(written) - 1} design files in {args.output}')
     if args.plot:
@@ -152,5 +194,9 @@ def cmd_design(args) -> int:
     if not result.meets:
         print(f'hrdf design: {_misses_line(Evaluator(job), result.best[0])}',
               file=sys.stderr)
+        return EXIT_INVALID
+    from ..design.job_motion import JobMotion                       # noqa: PLC0415
+    if solved is not None and not isinstance(solved[2][0], JobMotion):
+        print(f'hrdf design: {_no_motion_line(solved)}', file=sys.stderr)
         return EXIT_INVALID
     return EXIT_OK

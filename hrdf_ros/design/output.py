@@ -3,18 +3,25 @@
 In: the result, the task, a folder and how many designs to write out. Out, in the folder:
 
 * ``designs.csv``: one row per distinct design evaluated, best first
-  (:meth:`~.search.DesignResult.ranked`), columns ``rank, file, mass_kg, dof,
-  actuators, worst_effort_ratio, targets_met``: ``file`` is ``design-K.hrdf`` for the
-  first ``top`` rows and empty after; ``mass_kg`` in kg to 1 g; ``actuators`` the types
-  base to tip separated by spaces; ``worst_effort_ratio`` the largest effort over
+  (:meth:`~.search.DesignResult.ranked`; a CoBRA task's as :func:`~.jobs.solve_job`
+  ranks them), columns ``rank, file, mass_kg, dof, actuators, worst_effort_ratio,
+  targets_met, base_x_m, base_y_m, base_z_m, base_yaw_rad, cycle_time_s``: ``file`` is
+  ``design-K.hrdf`` for the first ``top`` rows and empty after; ``mass_kg`` in kg to
+  1 g; ``actuators`` the types base to tip separated by spaces; ``worst_effort_ratio`` the largest effort over
   rated effort (less the margin) at the targets reached, to 1e-4 (``inf`` when none
-  is); ``targets_met`` how many of the task's targets are met;
+  is); ``targets_met`` how many of the task's targets are met; ``base_x_m``,
+  ``base_y_m``, ``base_z_m`` and ``base_yaw_rad``: where the base stands in the task's
+  frame (0 when the task does not let it move); ``cycle_time_s``, for a CoBRA task, the
+  duration of the design's motion through the goals (``none``: tried, no motion; empty:
+  not tried);
 * ``design-K.hrdf``: the design as HRDF 1.6.0 (hebi-py and ``hrdf`` load it);
 * ``design-K.yaml``: ``joint_names``, ``configurations`` (one list of joint positions in
   rad per target, in the task's order; where a target is not reached, the closest
   configuration found), ``reached`` and ``met`` per target, ``mass_kg``, the design's
   one-line text and, when the task lets the base move, ``base``: ``xyz`` (m) and ``yaw``
-  (rad) in the task's frame (the HRDF's robot ``trans`` and ``rot``).
+  (rad) in the task's frame (the HRDF's robot ``trans`` and ``rot``);
+* for a CoBRA task, beside each design with a motion through the goals,
+  ``design-K.urdf`` and ``design-K.solution.json`` (:mod:`.solution`).
 
 :func:`read_configurations` reads ``design-K.yaml`` back (``hrdf view --task``).
 
@@ -27,17 +34,19 @@ import csv
 import io
 import math
 import os
-from typing import List
+from typing import List, Optional, Sequence
 
 import numpy as np
 import yaml
 
 from .evaluate import Evaluation
+from .job_motion import JobMotion
 from .search import DesignResult
 from .task import read_yaml
 
 COLUMNS = ('rank', 'file', 'mass_kg', 'dof', 'actuators', 'worst_effort_ratio',
-           'targets_met')
+           'targets_met', 'base_x_m', 'base_y_m', 'base_z_m', 'base_yaw_rad',
+           'cycle_time_s')
 
 
 def _ratio(evaluation: Evaluation) -> str:
@@ -45,15 +54,26 @@ def _ratio(evaluation: Evaluation) -> str:
     return 'inf' if worst == float('inf') else f'{worst:.4f}'
 
 
-def designs_csv(rows: List[Evaluation], top: int) -> str:
-    """The text of ``designs.csv`` (module docstring)."""
+def _cycle(motion) -> str:
+    if motion is None:
+        return ''
+    return f'{motion.cycle_time:.3f}' if isinstance(motion, JobMotion) else 'none'
+
+
+def designs_csv(rows: List[Evaluation], top: int,
+                motions: Optional[Sequence] = None) -> str:
+    """The text of ``designs.csv`` (module docstring); ``motions``: each row's
+    :class:`~.job_motion.JobMotion`, :class:`~.job_motion.JobMiss` or None."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator='\n')
     writer.writerow(COLUMNS)
-    for k, e in enumerate(rows, 1):
+    motions = motions or [None] * len(rows)
+    for k, (e, motion) in enumerate(zip(rows, motions), 1):
+        x, y, z, yaw = e.design.base
         writer.writerow([k, f'design-{k}.hrdf' if k <= top else '', f'{e.mass:.3f}',
                          len(e.design.actuators), ' '.join(e.design.actuators), _ratio(e),
-                         int(e.met.sum())])
+                         int(e.met.sum()), f'{x:.3f}', f'{y:.3f}', f'{z:.3f}', f'{yaw:.6f}',
+                         _cycle(motion)])
     return out.getvalue()
 
 
@@ -72,15 +92,16 @@ def design_yaml(evaluation: Evaluation) -> str:
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
 
 
-def write(result: DesignResult, folder: str, top: int) -> List[str]:
+def write(result: DesignResult, folder: str, top: int, job=None) -> List[str]:
     """Write the files (module docstring) into ``folder`` (made when missing); returns
-    their paths.
+    their paths. ``job``: for a CoBRA task, ``(its CobraTask, the rows and motions of
+    :func:`~.jobs.solve_job`)``: the rows in that order, and the solution files.
 
     Raises:
         OSError: the folder cannot be made or written.
     """
     os.makedirs(folder, exist_ok=True)
-    rows = result.ranked()
+    rows, motions = (job[1], job[2]) if job else (result.ranked(), None)
     written = []
 
     def put(name: str, text: str) -> None:
@@ -89,11 +110,17 @@ def write(result: DesignResult, folder: str, top: int) -> List[str]:
             handle.write(text)
         written.append(path)
 
-    put('designs.csv', designs_csv(rows, top))
+    put('designs.csv', designs_csv(rows, top, motions))
     for k, evaluation in enumerate(rows[:top], 1):
         put(f'design-{k}.hrdf', evaluation.design.hrdf(
             description=f'hrdf design: rank {k}, {evaluation.mass:.3f} kg'))
         put(f'design-{k}.yaml', design_yaml(evaluation))
+        if motions and isinstance(motions[k - 1], JobMotion):
+            from .solution import design_urdf, solution_json          # noqa: PLC0415
+            urdf, tcp = design_urdf(evaluation, f'design_{k}')
+            put(f'design-{k}.urdf', urdf)
+            put(f'design-{k}.solution.json',
+                solution_json(evaluation, motions[k - 1], job[0], tcp))
     return written
 
 

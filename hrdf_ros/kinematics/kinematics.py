@@ -18,9 +18,10 @@ two agree to 1e-12. Every call that returns an array also fills one given as ``o
 returns it. Batched calls take ``threads=N``: the numba path runs the batch on N threads
 (numba's prange, equal blocks); the numpy path ignores it.
 
-Inverse kinematics (``solve_ik``, ``end_effector_joints``) and gravity efforts
-(``gravity_efforts``) are parts of :class:`Kinematics` written in their own modules
-(:class:`~.ik.InverseKinematics`, :class:`~.gravity.GravityEfforts`).
+Inverse kinematics (``solve_ik``, ``end_effector_joints``), gravity efforts
+(``gravity_efforts``) and inverse dynamics (``inverse_dynamics``) are parts of
+:class:`Kinematics` written in their own modules (:class:`~.ik.InverseKinematics`,
+:class:`~.gravity.GravityEfforts`, :class:`~.dynamics.InverseDynamics`).
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ import numpy as np
 from ..model import RobotModel
 from . import backend, evaluate
 from .frame_set import FrameSet, factor_basis
+from .dynamics import InverseDynamics
 from .gravity import HEBI_GRAVITY, GravityEfforts
 from .ik import InverseKinematics
 from .structure import FRAME_TYPES, KinematicStructure, check_frame_type
@@ -38,7 +40,7 @@ from .structure import FRAME_TYPES, KinematicStructure, check_frame_type
 __all__ = ['FRAME_TYPES', 'HEBI_GRAVITY', 'Kinematics']
 
 
-class Kinematics(backend.PathChoice, InverseKinematics, GravityEfforts):
+class Kinematics(backend.PathChoice, InverseKinematics, GravityEfforts, InverseDynamics):
     """Precompiled forward kinematics of one robot model.
 
     Build once per model (``Kinematics(model)``). Every method computes each joint frame

@@ -95,6 +95,38 @@ def playback(trajectory: JointTrajectory, rate: float = 1000.0
     return samples, c[0] + t * (c[1] + t * (c[2] + t * (c[3] + t * (c[4] + t * c[5]))))
 
 
+def states_at(trajectory: JointTrajectory, times) -> Tuple[np.ndarray, np.ndarray,
+                                                            np.ndarray]:
+    """The trajectory as joint_trajectory_controller plays it, at ``times`` (M,) s in
+    [0, duration]: ((M, n) positions, velocities, accelerations), the quintics between
+    the points and their derivatives; at a point's own time, that point's values.
+
+    Raises:
+        ValueError: a time outside [0, duration] or not finite.
+    """
+    t = np.asarray(times, dtype=float).reshape(-1)
+    knots = trajectory.time_from_start
+    if not np.all(np.isfinite(t)) or (len(t) and (t.min() < 0.0 or
+                                                   t.max() > trajectory.duration)):
+        raise ValueError(f'times must be in [0, {trajectory.duration}] s')
+    p, v, a = trajectory.positions, trajectory.velocities, trajectory.accelerations
+    exact = np.searchsorted(knots, t)
+    at_point = (exact < len(knots)) & (knots[np.minimum(exact, len(knots) - 1)] == t)
+    if len(knots) == 1:
+        index = np.zeros(len(t), dtype=int)
+        return p[index], v[index], a[index]
+    segment = np.clip(np.searchsorted(knots, t, side='right') - 1, 0, len(knots) - 2)
+    c = quintic_coefficients(np.diff(knots), (p[:-1], v[:-1], a[:-1]),
+                             (p[1:], v[1:], a[1:]))[:, segment]
+    s = (t - knots[segment])[:, None]
+    q = c[0] + s * (c[1] + s * (c[2] + s * (c[3] + s * (c[4] + s * c[5]))))
+    dq = c[1] + s * (2 * c[2] + s * (3 * c[3] + s * (4 * c[4] + s * 5 * c[5])))
+    ddq = 2 * c[2] + s * (6 * c[3] + s * (12 * c[4] + s * 20 * c[5]))
+    point = exact[at_point]
+    q[at_point], dq[at_point], ddq[at_point] = p[point], v[point], a[point]
+    return q, dq, ddq
+
+
 def demand(trajectory: JointTrajectory, velocity_limits: np.ndarray,
            acceleration_limits: np.ndarray, rate: float = 1000.0) -> float:
     """The largest ratio of a joint's velocity or acceleration, by finite differences of
