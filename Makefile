@@ -128,6 +128,7 @@ bench: $(BENCH_STAMP)
 	$(PY) benchmarks/motion_benchmark.py $(MOTION_BENCH_ARGS)
 	$(PY) benchmarks/reach_benchmark.py $(REACH_BENCH_ARGS)
 	$(PY) benchmarks/design_benchmark.py $(DESIGN_BENCH_ARGS)
+	$(PY) benchmarks/cobra_benchmark.py $(COBRA_BENCH_ARGS)
 	$(PY) benchmarks/servo_benchmark.py $(SERVO_BENCH_ARGS)
 	$(PY) benchmarks/servo_node_benchmark.py
 

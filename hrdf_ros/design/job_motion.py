@@ -44,7 +44,7 @@ The same evaluation, task and seed give the same samples, bit for bit.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 import numpy as np
@@ -52,7 +52,7 @@ import numpy as np
 from ..kinematics.gravity import HEBI_GRAVITY
 from ..reach.payload import rated_efforts
 from .cobra import CobraTask
-from .evaluate import Evaluation
+from .evaluate import Evaluation, Evaluator
 
 #: rad: the position limits of every revolute joint of a job's motion (just inside
 #: 2 pi: a goal's configuration in [-pi, pi) can be reached either way).
@@ -179,6 +179,7 @@ class _Planner:
                                 for e in model.dof_elements])
         self.columns = [self.planner.trajectory_joints.index(n) for n in self.joint_names]
         self.seed = seed
+        self.evaluator = Evaluator(job.task)
         self.efforts = rated_efforts(model) * (1.0 - job.task.margin)
         self.planner.scene = _HeldScene(self.planner.scene, self.planner.kinematics,
                                         self.efforts)
@@ -189,21 +190,16 @@ class _Planner:
         answer = self.planner.plan(start, goal, seed=seed, planning_time=PLANNING_TIME)
         return answer.trajectory if answer.success else answer.message
 
-    def nearby(self, target, start: np.ndarray) -> Optional[np.ndarray]:
-        """Collision-free IK of ``target`` (a :class:`~.task.Target`) from ``start``
-        (the evaluation's counts), turned into [-pi, pi) and held within the efforts at
-        rest; None when there is none."""
-        from .evaluate import MAX_ATTEMPTS, MAX_ITERATIONS            # noqa: PLC0415
-        result = self.planner.solve_ik(target.pose, start, orientation=target.orientation,
-                                       timeout=None, max_iterations=MAX_ITERATIONS,
-                                       max_attempts=MAX_ATTEMPTS)
+    def nearby(self, k: int, start: np.ndarray) -> Optional[np.ndarray]:
+        """Collision-free IK of target ``k`` from ``start`` (the evaluation's, with its
+        counts), turned into [-pi, pi) and held within the efforts at rest; None when
+        there is none."""
+        from .evaluate import MAX_ATTEMPTS                              # noqa: PLC0415
+        result = self.evaluator.solve(self.planner, k, MAX_ATTEMPTS, seed=start)
         if not result.success:
             return None
         q = wrapped(result.positions, self.revolute)
-        if self.planner.scene.in_collision(q):       # the free IK's, turned: a check
-            return None
-        rest = np.zeros((1, len(q)))
-        if np.abs(self.effort_ratios(q[None] / self.ratios, rest, rest)[0]).max() > 1.0:
+        if self.planner.scene.in_collision(q):  # turned, and against gravity: a check
             return None
         return q
 
@@ -270,7 +266,7 @@ def _leg(p: _Planner, job: CobraTask, goal, state: np.ndarray, target: np.ndarra
     message, None) when none is found."""
     candidates = [target]
     if goal.target is not None:
-        near = p.nearby(job.task.targets[goal.target], state)
+        near = p.nearby(goal.target, state)
         if near is not None and not np.array_equal(near, target):
             candidates.insert(0, near)
     message = ''
@@ -363,10 +359,4 @@ def job_motion(evaluation: Evaluation, job: CobraTask, seed: int = 0):
     return JobMotion(p.joint_names, np.array(t), q, dq, ddq, goal_times, worst)
 
 
-def without_base(evaluation: Evaluation):
-    """The evaluation's design with its base at the origin (the robot ``design-K.urdf``
-    describes; the solution's ``basePose`` places it)."""
-    return replace(evaluation.design, base=(0.0, 0.0, 0.0, 0.0))
-
-
-__all__ = ['JobMiss', 'JobMotion', 'job_motion', 'without_base']
+__all__ = ['JobMiss', 'JobMotion', 'job_motion']

@@ -6,14 +6,14 @@ In: the result, the task, a folder and how many designs to write out. Out, in th
   (:meth:`~.search.DesignResult.ranked`; a CoBRA task's as :func:`~.jobs.solve_job`
   ranks them), columns ``rank, file, mass_kg, dof, actuators, worst_effort_ratio,
   targets_met, base_x_m, base_y_m, base_z_m, base_yaw_rad, cycle_time_s``: ``file`` is
-  ``design-K.hrdf`` for the first ``top`` rows and empty after; ``mass_kg`` in kg to
-  1 g; ``actuators`` the types base to tip separated by spaces; ``worst_effort_ratio`` the largest effort over
-  rated effort (less the margin) at the targets reached, to 1e-4 (``inf`` when none
-  is); ``targets_met`` how many of the task's targets are met; ``base_x_m``,
-  ``base_y_m``, ``base_z_m`` and ``base_yaw_rad``: where the base stands in the task's
-  frame (0 when the task does not let it move); ``cycle_time_s``, for a CoBRA task, the
-  duration of the design's motion through the goals (``none``: tried, no motion; empty:
-  not tried);
+  ``design-K.hrdf`` for the first ``top`` rows and empty after; ``mass_kg`` in kg to 1
+  g; ``actuators`` the types base to tip separated by spaces; ``worst_effort_ratio`` the
+  largest effort over rated effort (less the margin) at the targets reached, to 1e-4
+  (``inf`` when none is); ``targets_met`` how many of the task's targets are met;
+  ``base_x_m``, ``base_y_m``, ``base_z_m`` and ``base_yaw_rad``: where the base stands
+  in the task's frame (0 when the task does not let it move); ``cycle_time_s``, for a
+  CoBRA task, the duration of the design's motion through the goals (``none``: tried, no
+  motion; empty: not tried);
 * ``design-K.hrdf``: the design as HRDF 1.6.0 (hebi-py and ``hrdf`` load it);
 * ``design-K.yaml``: ``joint_names``, ``configurations`` (one list of joint positions in
   rad per target, in the task's order; where a target is not reached, the closest

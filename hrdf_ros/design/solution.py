@@ -31,15 +31,22 @@ from __future__ import annotations
 import json
 import math
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import numpy as np
 
 from .cobra import CobraTask
 from .evaluate import Evaluation
-from .job_motion import POSITION_LIMIT, JobMotion, without_base
+from .job_motion import POSITION_LIMIT, JobMotion
 
 #: The solution's ``author``.
 AUTHOR = 'hrdf design (hrdf_ros)'
+
+
+def without_base(evaluation: Evaluation):
+    """The evaluation's design with its base at the origin (the robot ``design-K.urdf``
+    describes; the solution's ``basePose`` places it)."""
+    return replace(evaluation.design, base=(0.0, 0.0, 0.0, 0.0))
 
 
 def base_pose(evaluation: Evaluation, job: CobraTask) -> np.ndarray:

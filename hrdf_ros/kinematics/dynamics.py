@@ -30,6 +30,13 @@ import numpy as np
 from .gravity import HEBI_GRAVITY
 
 
+def inertia_matrices(six) -> np.ndarray:
+    """(n, 3, 3) symmetric tensors from (n, 6) rows (ixx, iyy, izz, ixy, ixz, iyz)."""
+    ixx, iyy, izz, ixy, ixz, iyz = np.asarray(six, dtype=float).reshape(-1, 6).T
+    return np.stack([np.stack([ixx, ixy, ixz], -1), np.stack([ixy, iyy, iyz], -1),
+                     np.stack([ixz, iyz, izz], -1)], -2)
+
+
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.cross(a, b, axis=-1)
 
@@ -51,11 +58,7 @@ class InverseDynamics:
 
     def _body_inertias(self) -> np.ndarray:
         """(n_com, 3, 3) inertia tensors about each body's COM, in its COM frame."""
-        six = np.array([e.inertia for e in self.model.elements if e.has_com_frame],
-                       dtype=float).reshape(-1, 6)
-        ixx, iyy, izz, ixy, ixz, iyz = six.T
-        return np.stack([np.stack([ixx, ixy, ixz], -1), np.stack([ixy, iyy, iyz], -1),
-                         np.stack([ixz, iyz, izz], -1)], -2)
+        return inertia_matrices([e.inertia for e in self.model.elements if e.has_com_frame])
 
     def inverse_dynamics(self, positions, velocities, accelerations,
                          gravity=HEBI_GRAVITY) -> np.ndarray:

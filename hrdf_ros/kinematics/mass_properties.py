@@ -20,18 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from .buffers import result_array
+from .dynamics import inertia_matrices
 from .kinematics import Kinematics
 
 #: Standard gravity, m/s^2 (CGPM 1901). HEBI's arm API uses 9.81
 #: (:data:`~hrdf_ros.kinematics.gravity.HEBI_GRAVITY`).
 STANDARD_GRAVITY = 9.80665
-
-
-def _inertia_matrices(six: np.ndarray) -> np.ndarray:
-    """(n, 3, 3) symmetric tensors from (n, 6) rows (ixx, iyy, izz, ixy, ixz, iyz)."""
-    ixx, iyy, izz, ixy, ixz, iyz = np.asarray(six, dtype=float).reshape(-1, 6).T
-    return np.stack([np.stack([ixx, ixy, ixz], -1), np.stack([ixy, iyy, iyz], -1),
-                     np.stack([ixz, iyz, izz], -1)], -2)
 
 
 class MassProperties:
@@ -49,7 +43,7 @@ class MassProperties:
         #: total mass, kg.
         self.total_mass = float(self.masses.sum())
         #: (n_com, 3, 3) inertia tensors about each body's COM, in its COM frame, kg m^2.
-        self.inertia_tensors = _inertia_matrices([e.inertia for e in bodies]) if bodies \
+        self.inertia_tensors = inertia_matrices([e.inertia for e in bodies]) if bodies \
             else np.empty((0, 3, 3))
 
     def com_frames(self, positions, out=None) -> np.ndarray:
